@@ -1,0 +1,162 @@
+"""ModelData: the contiguous arrays the kernel works on, built from validated blocks.
+
+Blocks of the same kernel family are concatenated column-wise (their priors are
+per-column vectors), so the kernel sees at most one array per family. The cluster
+axis of every per-cluster array has a capacity that grows by doubling when a sweep
+opens more clusters than fit.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.special import gammaln
+
+from . import _kernels
+from .families import KERNEL_SLOTS, beta_binomial, categorical, exponential, gaussian_known, geometric
+from .families import normal_gamma, normal_wishart, poisson
+from .spec import ParsedData
+
+_SLOT_OF = {
+    "spherical_gaussian": 0, "gaussian_known_cov": 0, "normal_gamma": 1, "normal_wishart": 2,
+    "bernoulli": 3, "binomial": 3, "categorical": 4, "poisson": 5, "exponential": 6, "geometric": 7,
+}
+
+
+def _concat_vectors(priors, key):
+    return np.concatenate([np.asarray(p[key], dtype=float) for p in priors]) if priors else np.zeros(0)
+
+
+class ModelData:
+    """Kernel arrays for one data set and one set of hyperparameters."""
+
+    def __init__(self, parsed: ParsedData, cap: int = 8):
+        self.parsed = parsed
+        X = parsed.X
+        N = X.shape[0]
+        self.N = N
+        cap = max(int(cap), 2)
+        by_slot = {s: [] for s in range(8)}
+        for block in parsed.blocks:
+            by_slot[_SLOT_OF[block.family]].append(block)
+        self.by_slot = by_slot
+
+        def cols(slot):
+            c = [j for b in by_slot[slot] for j in b.columns]
+            return np.ascontiguousarray(X[:, c]) if c else np.zeros((N, 0))
+
+        # Gaussian, known (co)variance: per block, to independent coordinates.
+        ys, mu0, tau2, s2, self.transforms, log_jac = [], [], [], [], [], 0.0
+        for b in by_slot[0]:
+            t = gaussian_known.Transform(b.prior, b.family)
+            ys.append(X[:, b.columns] @ t.to_y.T)
+            mu0.append(t.mu0), tau2.append(t.tau2), s2.append(t.s2)
+            self.transforms.append(t)
+            log_jac += t.log_jacobian
+        Dg = sum(len(b.columns) for b in by_slot[0])
+        ga = ((np.ascontiguousarray(np.hstack(ys)) if ys else np.zeros((N, 0))),
+              np.concatenate(mu0) if mu0 else np.zeros(0), np.concatenate(tau2) if tau2 else np.zeros(0),
+              np.concatenate(s2) if s2 else np.zeros(0)) + tuple(np.zeros((cap, Dg)) for _ in range(6))
+
+        def vec_prior(slot, keys):
+            return {k: _concat_vectors([b.prior for b in by_slot[slot]], k) for k in keys}
+
+        ng = normal_gamma.build(cols(1), vec_prior(1, ("m0", "c0", "a0", "b0")), cap)
+        nw = (normal_wishart.build(cols(2), by_slot[2][0].prior, cap) if by_slot[2]
+              else normal_wishart.empty(N, cap))
+        bb = beta_binomial.build(cols(3), vec_prior(3, ("alpha0", "beta0", "n")), cap)
+        ca = categorical.build(cols(4), {"alpha0": [a for b in by_slot[4] for a in b.prior["alpha0"]]}, cap)
+        po = poisson.build(cols(5), vec_prior(5, ("alpha0", "beta0")), cap)
+        ex = exponential.build(cols(6), vec_prior(6, ("alpha0", "beta0")), cap)
+        ge = geometric.build(cols(7), vec_prior(7, ("alpha0", "beta0")), cap)
+        self.fams = (ga, ng, nw, bb, ca, po, ex, ge)
+        self.n_fixed = tuple(m.N_FIXED for m in KERNEL_SLOTS)
+        self.cnt = np.zeros(cap)
+        self.logcnt = np.zeros(cap)
+        _kernels.reset_slots(0, cap, self.cnt, self.logcnt, self.fams)
+        # Per-row terms that never change: the prior predictive (new-cluster) score and
+        # the data-only constants (plus the Jacobian of the known-covariance transform).
+        self.d_new = np.empty(N)
+        self.pconst = np.empty(N)
+        _kernels.point_terms(1, self.d_new, self.pconst, self.fams)
+        self.pconst += log_jac
+        self.pconst_total = float(self.pconst.sum())
+
+    @property
+    def capacity(self) -> int:
+        return self.cnt.shape[0]
+
+    def _per_cluster_arrays(self):
+        for fam, nf in zip(self.fams, self.n_fixed):
+            yield from fam[nf:]
+
+    def _rebuild(self, take, new_cap):
+        """Reorder/resize every per-cluster array: row j of the result is old row take[j]."""
+        def remap(a):
+            out = np.zeros((new_cap,) + a.shape[1:])
+            out[: len(take)] = a[take]
+            return out
+        self.fams = tuple(fam[:nf] + tuple(remap(a) for a in fam[nf:]) for fam, nf in zip(self.fams, self.n_fixed))
+        self.cnt, self.logcnt = remap(self.cnt), remap(self.logcnt)
+        _kernels.reset_slots(len(take), new_cap, self.cnt, self.logcnt, self.fams)
+
+    def grow(self, K: int) -> None:
+        self._rebuild(np.arange(K), 2 * self.capacity)
+
+    def start(self, labels: np.ndarray) -> int:
+        """Load a labelling (0..K-1, no empty cluster) into the statistics; returns K."""
+        K = int(labels.max()) + 1
+        while self.capacity <= K:
+            self._rebuild(np.arange(0), 2 * self.capacity)
+        _kernels.reset_slots(0, self.capacity, self.cnt, self.logcnt, self.fams)
+        _kernels.add_all(labels, self.cnt, self.logcnt, self.fams)
+        return K
+
+    def compact(self, labels: np.ndarray, K: int) -> int:
+        """Drop empty clusters, keep the others' order, renumber labels 0..K'-1 in place."""
+        keep = np.flatnonzero(self.cnt[:K] > 0)
+        if len(keep) < K:
+            remap = np.full(K, -1, dtype=np.int64)
+            remap[keep] = np.arange(len(keep))
+            labels[:] = remap[labels]
+            self._rebuild(keep, self.capacity)
+        return len(keep)
+
+    def neg_log_joint(self, K: int, n0: float) -> float:
+        """Exact -ln p(X, z | N0, theta0) = -ln CRP(z; N0) - sum_k ln p(X_k | theta0)."""
+        sizes = self.cnt[:K]
+        log_crp = (K * math.log(n0) + float(gammaln(sizes).sum())
+                   + math.lgamma(n0) - math.lgamma(n0 + self.N))
+        lm = np.empty(K)
+        _kernels.log_marginals(K, self.fams, lm)
+        return -log_crp - float(lm.sum()) + self.pconst_total
+
+    def summaries(self, K: int) -> dict:
+        """Per-cluster display summaries: a mean per column (NaN for categorical columns,
+        whose predictive probabilities are given instead) and covariances of Gaussian blocks."""
+        names = self.parsed.names
+        mean = np.full((K, len(names)), np.nan)
+        covariances, proportions = {}, {}
+        ga, ng, nw, bb, ca, po, ex, ge = self.fams
+        off = 0
+        for b, t in zip(self.by_slot[0], self.transforms):
+            d = len(b.columns)
+            sub = ga[:4] + tuple(a[:, off:off + d] for a in ga[4:])
+            m, c = gaussian_known.summary(sub, K, t)
+            mean[:, b.columns] = m
+            covariances[tuple(b.names)] = c
+            off += d
+        if self.by_slot[2]:
+            b = self.by_slot[2][0]
+            m, c = normal_wishart.summary(nw, K)
+            mean[:, b.columns] = m
+            covariances[tuple(b.names)] = c
+        for slot, module, fam in ((1, normal_gamma, ng), (3, beta_binomial, bb), (5, poisson, po),
+                                  (6, exponential, ex), (7, geometric, ge)):
+            cols = [j for b in self.by_slot[slot] for j in b.columns]
+            if cols:
+                mean[:, cols] = module.summary(fam, K)
+        cat_cols = [(j, n) for b in self.by_slot[4] for j, n in zip(b.columns, b.names)]
+        for (j, name), probs in zip(cat_cols, categorical.summary(ca, K) if cat_cols else []):
+            proportions[name] = probs
+        return {"mean": mean, "covariance": covariances, "proportions": proportions}

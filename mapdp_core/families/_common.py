@@ -1,0 +1,136 @@
+"""Statistics shared by several families: running (Welford) moments and count/sum pairs.
+
+Every family keeps per-cluster arrays with the cluster index on the first axis and
+one column per feature, so a missing entry (NaN) simply leaves its column's count
+unchanged: the feature then contributes nothing to that cluster (ALGORITHMS.md,
+"Missing values").
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+LOG_2PI = math.log(2.0 * math.pi)
+LOG_PI = math.log(math.pi)
+
+
+@njit(cache=True)
+def welford_move(x, k, d, sign, cnt, mean, m2):
+    """Add (sign > 0) or remove one observation from a running count/mean/scatter.
+
+    Welford's update keeps the within-cluster scatter accurate even when the data have
+    a large offset, which a sum-of-squares form would lose to cancellation. Removing
+    the last point resets the slot to exact zeros so that rounding cannot accumulate.
+    """
+    n = cnt[k, d]
+    if sign > 0:
+        n1 = n + 1.0
+        delta = x - mean[k, d]
+        mean[k, d] += delta / n1
+        m2[k, d] += delta * (x - mean[k, d])
+        cnt[k, d] = n1
+    else:
+        n1 = n - 1.0
+        if n1 <= 0.0:
+            cnt[k, d] = 0.0
+            mean[k, d] = 0.0
+            m2[k, d] = 0.0
+        else:
+            delta = x - mean[k, d]
+            new_mean = mean[k, d] - delta / n1
+            m2[k, d] -= delta * (x - new_mean)
+            if m2[k, d] < 0.0:
+                m2[k, d] = 0.0
+            mean[k, d] = new_mean
+            cnt[k, d] = n1
+
+
+@njit(cache=True)
+def count_sum_move(x, k, d, sign, cnt, total):
+    """Add or remove one observation from a count/sum pair (exact for integer data)."""
+    if sign > 0:
+        cnt[k, d] += 1.0
+        total[k, d] += x
+    else:
+        cnt[k, d] -= 1.0
+        if cnt[k, d] <= 0.0:
+            cnt[k, d] = 0.0
+            total[k, d] = 0.0
+        else:
+            total[k, d] -= x
+
+
+@njit(cache=True)
+def log_beta(a, b):
+    return math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
+
+
+def as_column_vector(value, n_columns: int, name: str, family: str) -> np.ndarray:
+    """Broadcast a scalar or a length-D sequence of hyperparameters to a float vector."""
+    arr = np.asarray(value, dtype=float)
+    if arr.ndim == 0:
+        arr = np.full(n_columns, float(arr))
+    if arr.shape != (n_columns,):
+        raise ValueError(
+            f"{family} prior '{name}' must be a number or have one value per column "
+            f"({n_columns}), got shape {arr.shape}."
+        )
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{family} prior '{name}' must be finite, got {arr.tolist()}.")
+    return arr
+
+
+def require_positive(arr: np.ndarray, name: str, family: str) -> None:
+    if np.any(arr <= 0):
+        raise ValueError(f"{family} prior '{name}' must be > 0, got {np.asarray(arr).tolist()}.")
+
+
+def observed_columns(X: np.ndarray, names, family: str) -> None:
+    """Every column needs at least one observed value for an empirical-Bayes prior."""
+    empty = [names[j] for j in range(X.shape[1]) if np.all(np.isnan(X[:, j]))]
+    if empty:
+        raise ValueError(
+            f"column(s) {empty} have no observed values; drop them or give the {family} "
+            f"prior explicitly."
+        )
+
+
+def resolve_vector_prior(user: dict, X: np.ndarray, names, family: str, keys, default_prior) -> dict:
+    """Merge user hyperparameters over the empirical-Bayes defaults; all must be > 0.
+
+    Each key may be one number (used for every column) or one number per column.
+    """
+    unknown = set(user) - set(keys)
+    if unknown:
+        raise ValueError(f"unknown {family} prior key(s) {sorted(unknown)}; expected {list(keys)}.")
+    prior = {}
+    if set(keys) - set(user):
+        observed_columns(X, names, family)
+        prior = default_prior(X)
+    prior.update(user)
+    out = {key: as_column_vector(prior[key], X.shape[1], key, family) for key in keys}
+    for key in keys:
+        require_positive(out[key], key, family)
+    return out
+
+
+def check_counts(X: np.ndarray, names, family: str, integer: bool) -> None:
+    """Reject negative, non-integer (when counts are needed) or infinite values, naming the column."""
+    for j in range(X.shape[1]):
+        col = X[:, j][~np.isnan(X[:, j])]
+        if np.any(np.isinf(col)):
+            raise ValueError(f"column '{names[j]}' contains infinite values; {family} needs finite values.")
+        negative = int(np.sum(col < 0))
+        if negative:
+            raise ValueError(
+                f"column '{names[j]}' has {negative} negative value(s); {family} needs values >= 0."
+            )
+        if integer:
+            fractional = int(np.sum(col != np.round(col)))
+            if fractional:
+                raise ValueError(
+                    f"column '{names[j]}' has {fractional} non-integer value(s); {family} needs "
+                    "whole-number counts. Use 'exponential' or 'normal_gamma' for real values."
+                )

@@ -1,0 +1,156 @@
+"""Bernoulli and binomial(n) data with a Beta(alpha0, beta0) prior (PLOS Appendix A, eqs 25-27).
+
+Posterior: alpha = alpha0 + sum x, beta = beta0 + n_trials * N - sum x.
+Predictive (beta-binomial, eq 26): -ln f(x) = -ln C(n, x) - ln B(x + alpha, n - x + beta) + ln B(alpha, beta).
+The binomial coefficient depends on the data only, so it is kept out of the per-cluster
+comparison and added once per point (``pconst``).
+Marginal likelihood: sum ln C(n, x) + ln B(alpha0 + S, beta0 + n N - S) - ln B(alpha0, beta0).
+
+Empirical-Bayes default: a Beta prior centred on the overall success rate p of the column
+with the weight of two observations, alpha0 = 2 p, beta0 = 2 (1 - p), p kept inside
+[0.5/(n N + 1), 1 - 0.5/(n N + 1)] so that both stay > 0. ``n`` (the number of trials)
+defaults to 1 for "bernoulli" and to the column maximum for "binomial".
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ._common import as_column_vector, count_sum_move, log_beta, observed_columns, require_positive
+
+BERNOULLI = "bernoulli"
+BINOMIAL = "binomial"
+# fam = (X, a0, b0, ntr, | cnt, total, alpha, beta, lnB, nl1, nl0)
+N_FIXED = 4
+
+
+@njit(cache=True)
+def _refresh_column(k, d, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
+    a = a0[d] + total[k, d]
+    b = b0[d] + ntr[d] * cnt[k, d] - total[k, d]
+    alpha[k, d] = a
+    beta[k, d] = b
+    lnB[k, d] = log_beta(a, b)
+    nl1[k, d] = -math.log(a / (a + b))
+    nl0[k, d] = -math.log(b / (a + b))
+
+
+@njit(cache=True)
+def reset(k, fam):
+    X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0 = fam
+    for d in range(X.shape[1]):
+        cnt[k, d] = 0.0
+        total[k, d] = 0.0
+        _refresh_column(k, d, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0)
+
+
+@njit(cache=True)
+def move(i, k, sign, fam):
+    X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0 = fam
+    for d in range(X.shape[1]):
+        x = X[i, d]
+        if not math.isnan(x):
+            count_sum_move(x, k, d, sign, cnt, total)
+            _refresh_column(k, d, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0)
+
+
+@njit(cache=True)
+def nlp(i, k, fam):
+    X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0 = fam
+    out = 0.0
+    for d in range(X.shape[1]):
+        x = X[i, d]
+        if math.isnan(x):
+            continue
+        if ntr[d] == 1.0:  # Bernoulli: f(1) = alpha/(alpha+beta), no lgamma needed
+            out += nl1[k, d] if x > 0.5 else nl0[k, d]
+        else:
+            out += lnB[k, d] - log_beta(x + alpha[k, d], ntr[d] - x + beta[k, d])
+    return out
+
+
+@njit(cache=True)
+def pconst(i, fam):
+    X, a0, b0, ntr = fam[0], fam[1], fam[2], fam[3]
+    out = 0.0
+    for d in range(X.shape[1]):
+        x = X[i, d]
+        if not math.isnan(x):
+            out -= math.lgamma(ntr[d] + 1.0) - math.lgamma(x + 1.0) - math.lgamma(ntr[d] - x + 1.0)
+    return out
+
+
+@njit(cache=True)
+def logml(k, fam):
+    X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0 = fam
+    out = 0.0
+    for d in range(X.shape[1]):
+        if cnt[k, d] > 0.0:
+            out += lnB[k, d] - log_beta(a0[d], b0[d])
+    return out
+
+
+def check_data(X: np.ndarray, names, family: str, ntr=None) -> None:
+    for j in range(X.shape[1]):
+        col = X[:, j][~np.isnan(X[:, j])]
+        if np.any(np.isinf(col)):
+            raise ValueError(f"column '{names[j]}' contains infinite values; {family} needs counts.")
+        if np.any(col < 0) or np.any(col != np.round(col)):
+            bad = int(np.sum((col < 0) | (col != np.round(col))))
+            raise ValueError(
+                f"column '{names[j]}' has {bad} value(s) that are not whole numbers >= 0; "
+                f"{family} needs counts of successes (0/1 for bernoulli)."
+            )
+        limit = 1.0 if family == BERNOULLI else (None if ntr is None else ntr[j])
+        if limit is not None and col.size and col.max() > limit:
+            raise ValueError(
+                f"column '{names[j]}' has values up to {col.max():g} but the {family} "
+                f"likelihood allows at most {limit:g} successes; "
+                + ("use 'binomial' or 'categorical'." if family == BERNOULLI else "raise the prior's 'n'.")
+            )
+
+
+def default_prior(X: np.ndarray, family: str) -> dict:
+    n_obs = np.maximum(np.sum(~np.isnan(X), axis=0), 1)
+    if family == BERNOULLI:
+        ntr = np.ones(X.shape[1])
+    else:
+        ntr = np.maximum(np.nanmax(np.where(np.isnan(X), 0, X), axis=0), 1.0)
+    eps = 0.5 / (ntr * n_obs + 1.0)
+    p = np.clip(np.nansum(X, axis=0) / (ntr * n_obs), eps, 1 - eps)
+    return {"alpha0": 2.0 * p, "beta0": 2.0 * (1.0 - p), "n": ntr}
+
+
+def resolve_prior(user: dict, X: np.ndarray, names, family: str) -> dict:
+    keys = ("alpha0", "beta0") + (("n",) if family == BINOMIAL else ())
+    unknown = set(user) - set(keys)
+    if unknown:
+        raise ValueError(f"unknown {family} prior key(s) {sorted(unknown)}; expected {list(keys)}.")
+    D = X.shape[1]
+    prior = {}
+    if set(keys) - set(user):
+        observed_columns(X, names, family)
+        prior = default_prior(X, family)
+    prior.update(user)
+    out = {key: as_column_vector(prior[key], D, key, family) for key in ("alpha0", "beta0")}
+    out["n"] = np.ones(D) if family == BERNOULLI else as_column_vector(prior["n"], D, "n", family)
+    for key in ("alpha0", "beta0", "n"):
+        require_positive(out[key], key, family)
+    if np.any(out["n"] != np.round(out["n"])):
+        raise ValueError(f"{family} prior 'n' (number of trials) must be whole numbers, got {out['n'].tolist()}.")
+    check_data(X, names, family, out["n"])
+    return out
+
+
+def build(X: np.ndarray, prior: dict, cap: int):
+    D = X.shape[1]
+    return (np.ascontiguousarray(X), prior["alpha0"], prior["beta0"], prior["n"]) + tuple(
+        np.zeros((cap, D)) for _ in range(7))
+
+
+def summary(fam, K: int):
+    """Predictive mean n alpha/(alpha + beta) per cluster and column."""
+    ntr, alpha, beta = fam[3], fam[6][:K], fam[7][:K]
+    return ntr * alpha / (alpha + beta)

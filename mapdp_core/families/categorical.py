@@ -1,0 +1,146 @@
+"""Categorical data with a Dirichlet(alpha0) prior (PLOS Appendix A, eqs 23-24).
+
+Data are category codes 0..L-1 per column. Posterior alpha_l = alpha0_l + count_l;
+predictive -ln f(x) = -ln alpha_x + ln sum_l alpha_l (eq 24). Marginal likelihood:
+lnG(A0) - lnG(A0 + n) + sum_l [lnG(alpha0_l + c_l) - lnG(alpha0_l)], A0 = sum alpha0.
+
+Empirical-Bayes default: alpha0 proportional to the smoothed overall frequencies,
+alpha0_l = L (c_l + 0.5)/(N + 0.5 L), a total weight of L pseudo-observations (one per
+category on average), so a cluster's proportions shrink toward the population's.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ._common import observed_columns
+
+NAME = "categorical"
+# fam = (X, alpha0 (flat), offsets, A0, | cnt, counts (flat), log_alpha (flat), log_A)
+N_FIXED = 4
+
+
+@njit(cache=True)
+def reset(k, fam):
+    X, alpha0, off, A0, cnt, counts, la, lA = fam
+    for d in range(X.shape[1]):
+        cnt[k, d] = 0.0
+        lA[k, d] = math.log(A0[d])
+        for l in range(off[d], off[d + 1]):
+            counts[k, l] = 0.0
+            la[k, l] = math.log(alpha0[l])
+
+
+@njit(cache=True)
+def move(i, k, sign, fam):
+    X, alpha0, off, A0, cnt, counts, la, lA = fam
+    for d in range(X.shape[1]):
+        x = X[i, d]
+        if math.isnan(x):
+            continue
+        l = off[d] + int(x)
+        cnt[k, d] += sign
+        counts[k, l] += sign
+        if cnt[k, d] <= 0.0:  # an emptied column returns to the prior exactly
+            cnt[k, d] = 0.0
+            for m in range(off[d], off[d + 1]):
+                counts[k, m] = 0.0
+                la[k, m] = math.log(alpha0[m])
+        else:
+            la[k, l] = math.log(alpha0[l] + counts[k, l])
+        lA[k, d] = math.log(A0[d] + cnt[k, d])
+
+
+@njit(cache=True)
+def nlp(i, k, fam):
+    X, alpha0, off, A0, cnt, counts, la, lA = fam
+    out = 0.0
+    for d in range(X.shape[1]):
+        x = X[i, d]
+        if not math.isnan(x):
+            out += lA[k, d] - la[k, off[d] + int(x)]
+    return out
+
+
+@njit(cache=True)
+def logml(k, fam):
+    X, alpha0, off, A0, cnt, counts, la, lA = fam
+    out = 0.0
+    for d in range(X.shape[1]):
+        if cnt[k, d] > 0.0:
+            out += math.lgamma(A0[d]) - math.lgamma(A0[d] + cnt[k, d])
+            for l in range(off[d], off[d + 1]):
+                out += math.lgamma(alpha0[l] + counts[k, l]) - math.lgamma(alpha0[l])
+    return out
+
+
+def check_data(X: np.ndarray, names, family: str = NAME, n_categories=None) -> None:
+    for j in range(X.shape[1]):
+        col = X[:, j][~np.isnan(X[:, j])]
+        bad = (col < 0) | (col != np.round(col)) | np.isinf(col)
+        if np.any(bad):
+            raise ValueError(
+                f"column '{names[j]}' has {int(bad.sum())} value(s) that are not category codes "
+                "0, 1, 2, ...; encode the categories as whole numbers from 0 (a DataFrame text "
+                "column is encoded for you)."
+            )
+        if n_categories is not None and col.size and col.max() >= n_categories[j]:
+            raise ValueError(
+                f"column '{names[j]}' has category code {int(col.max())} but its prior 'alpha0' has "
+                f"only {n_categories[j]} categories (codes 0..{n_categories[j] - 1})."
+            )
+
+
+def default_prior(X: np.ndarray) -> dict:
+    alphas = []
+    for j in range(X.shape[1]):
+        col = X[:, j][~np.isnan(X[:, j])].astype(np.int64)
+        L = int(col.max()) + 1 if col.size else 1
+        L = max(L, 2)
+        c = np.bincount(col, minlength=L).astype(float)
+        alphas.append(L * (c + 0.5) / (c.sum() + 0.5 * L))
+    return {"alpha0": alphas}
+
+
+def resolve_prior(user: dict, X: np.ndarray, names, family: str = NAME) -> dict:
+    unknown = set(user) - {"alpha0"}
+    if unknown:
+        raise ValueError(f"unknown {NAME} prior key(s) {sorted(unknown)}; expected ['alpha0'].")
+    check_data(X, names)
+    if "alpha0" in user:
+        a = user["alpha0"]
+        alphas = [np.asarray(a, dtype=float)] if X.shape[1] == 1 and np.ndim(a) == 1 else [
+            np.asarray(v, dtype=float) for v in a]
+        if len(alphas) != X.shape[1]:
+            raise ValueError(f"{NAME} prior 'alpha0' needs one vector per column ({X.shape[1]}).")
+    else:
+        observed_columns(X, names, NAME)
+        alphas = default_prior(X)["alpha0"]
+    for j, a in enumerate(alphas):
+        if a.ndim != 1 or a.size < 1 or not np.all(np.isfinite(a)) or np.any(a <= 0):
+            raise ValueError(f"{NAME} prior 'alpha0' for column '{names[j]}' must be a vector of numbers > 0.")
+    check_data(X, names, NAME, [a.size for a in alphas])
+    return {"alpha0": alphas}
+
+
+def build(X: np.ndarray, prior: dict, cap: int):
+    alphas = prior["alpha0"]
+    off = np.zeros(len(alphas) + 1, dtype=np.int64)
+    off[1:] = np.cumsum([a.size for a in alphas])
+    flat = np.concatenate(alphas) if alphas else np.zeros(0)
+    D, L = X.shape[1], int(off[-1])
+    A0 = np.array([a.sum() for a in alphas], dtype=float)
+    return (np.ascontiguousarray(X), flat, off, A0, np.zeros((cap, D)), np.zeros((cap, L)),
+            np.zeros((cap, L)), np.zeros((cap, D)))
+
+
+def summary(fam, K: int):
+    """Predictive category probabilities: one (K, L_j) array per column."""
+    alpha0, off, A0, cnt, counts = fam[1], fam[2], fam[3], fam[4][:K], fam[5][:K]
+    out = []
+    for d in range(len(off) - 1):
+        a = alpha0[off[d]:off[d + 1]] + counts[:, off[d]:off[d + 1]]
+        out.append(a / a.sum(axis=1, keepdims=True))
+    return out

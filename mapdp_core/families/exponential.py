@@ -1,0 +1,96 @@
+"""Exponential data (x >= 0) with a Gamma(alpha0 shape, beta0 rate) prior on the rate.
+
+Posterior: alpha = alpha0 + n, beta = beta0 + sum x (the PLOS eq 21 swaps these two;
+ALGORITHMS.md). Predictive: Lomax, -ln f(x) = -ln alpha - alpha ln beta + (alpha + 1) ln(x + beta) (eq 22).
+Marginal likelihood: alpha0 ln beta0 - lnG(alpha0) + lnG(alpha0 + n) - (alpha0 + n) ln(beta0 + S).
+
+Empirical-Bayes default: alpha0 = 2 (weak, and the predictive keeps a finite mean), beta0 =
+2 x mean, so that the prior mean rate alpha0/beta0 is 1/mean.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ._common import check_counts, count_sum_move, resolve_vector_prior
+
+NAME = "exponential"
+# fam = (X, a0, b0, | cnt, total, alpha, beta, log_const)
+N_FIXED = 3
+
+
+@njit(cache=True)
+def _refresh_column(k, d, a0, b0, cnt, total, alpha, beta, lc):
+    a = a0[d] + cnt[k, d]
+    b = b0[d] + total[k, d]
+    alpha[k, d] = a
+    beta[k, d] = b
+    lc[k, d] = math.log(a) + a * math.log(b)
+
+
+@njit(cache=True)
+def reset(k, fam):
+    X, a0, b0, cnt, total, alpha, beta, lc = fam
+    for d in range(X.shape[1]):
+        cnt[k, d] = 0.0
+        total[k, d] = 0.0
+        _refresh_column(k, d, a0, b0, cnt, total, alpha, beta, lc)
+
+
+@njit(cache=True)
+def move(i, k, sign, fam):
+    X, a0, b0, cnt, total, alpha, beta, lc = fam
+    for d in range(X.shape[1]):
+        x = X[i, d]
+        if not math.isnan(x):
+            count_sum_move(x, k, d, sign, cnt, total)
+            _refresh_column(k, d, a0, b0, cnt, total, alpha, beta, lc)
+
+
+@njit(cache=True)
+def nlp(i, k, fam):
+    X, a0, b0, cnt, total, alpha, beta, lc = fam
+    out = 0.0
+    for d in range(X.shape[1]):
+        x = X[i, d]
+        if not math.isnan(x):
+            out += (alpha[k, d] + 1.0) * math.log(x + beta[k, d]) - lc[k, d]
+    return out
+
+
+@njit(cache=True)
+def logml(k, fam):
+    X, a0, b0, cnt, total, alpha, beta, lc = fam
+    out = 0.0
+    for d in range(X.shape[1]):
+        n = cnt[k, d]
+        if n > 0.0:
+            out += (a0[d] * math.log(b0[d]) - math.lgamma(a0[d]) + math.lgamma(a0[d] + n)
+                    - (a0[d] + n) * math.log(b0[d] + total[k, d]))
+    return out
+
+
+def check_data(X: np.ndarray, names, family: str = NAME) -> None:
+    check_counts(X, names, NAME, integer=False)
+
+
+def default_prior(X: np.ndarray) -> dict:
+    mean = np.nanmean(X, axis=0)
+    return {"alpha0": np.full(X.shape[1], 2.0), "beta0": 2.0 * np.where(mean > 0, mean, 1.0)}
+
+
+def resolve_prior(user: dict, X: np.ndarray, names, family: str = NAME) -> dict:
+    return resolve_vector_prior(user, X, names, NAME, ("alpha0", "beta0"), default_prior)
+
+
+def build(X: np.ndarray, prior: dict, cap: int):
+    D = X.shape[1]
+    return (np.ascontiguousarray(X), prior["alpha0"], prior["beta0"]) + tuple(np.zeros((cap, D)) for _ in range(5))
+
+
+def summary(fam, K: int):
+    """Predictive (Lomax) mean beta/(alpha - 1); alpha > 1 always holds once alpha0 >= 1."""
+    alpha, beta = fam[5][:K], fam[6][:K]
+    return np.where(alpha > 1, beta / np.maximum(alpha - 1, 1e-300), np.inf)

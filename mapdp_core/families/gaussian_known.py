@@ -1,0 +1,194 @@
+"""Gaussian likelihoods with a known covariance: spherical (PLOS Algorithm 2) and full.
+
+Both reduce to one kernel of independent, per-coordinate Gaussians with a known noise
+variance ``s2`` and a Gaussian prior ``N(mu0, tau2)`` on each coordinate of the mean:
+
+* spherical, known variance sigma2 (PLOS Appendix A, eqs 14-15): ``s2 = sigma2``,
+  ``tau2 = sigma0_2`` in every coordinate;
+* known covariance Sigma with prior N(mu0, Sigma0) on the mean (eqs 16-17): with the
+  generalised eigenvectors ``V`` of ``(Sigma0^-1, Sigma^-1)``, normalised so that
+  ``V^T Sigma^-1 V = I`` and ``V^T Sigma0^-1 V = diag(lam)``, the coordinates
+  ``y = V^-1 x`` have noise variance 1 and independent prior variances ``1/lam``:
+  ``Sigma_k + Sigma = V diag(1/(lam+n) + 1) V^T``. The Jacobian adds
+  ``ln|det V| = 0.5 ln|Sigma|`` to every -log density, a per-point constant.
+
+Per coordinate (eq 14): ``tau_n = 1/(1/tau2 + n/s2)``, ``mu_n = tau_n (mu0/tau2 + sum x / s2)``,
+predictive ``N(mu_n, tau_n + s2)`` (eq 15, normalising constant included).
+
+Empirical-Bayes default (``default_prior``): ``mu0`` = the data mean; the known
+within-cluster variance is 10 % of the data variance ("a typical cluster spreads about
+30 % as widely as the whole feature", sqrt(0.1) = 0.32); the prior variance of a
+cluster mean is the data variance itself (cluster centres lie where the data lie).
+For the spherical family these are averaged over the columns.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.linalg
+from numba import njit
+
+from ._common import LOG_2PI, as_column_vector, observed_columns, require_positive, welford_move
+
+SPHERICAL = "spherical_gaussian"
+KNOWN_COV = "gaussian_known_cov"
+WITHIN_FRACTION = 0.1
+
+# fam = (X, mu0, tau2, s2, | cnt, mean, m2, pred_mean, pred_var, pred_const)
+N_FIXED = 4
+
+
+@njit(cache=True)
+def _refresh_column(k, d, mu0, tau2, s2, cnt, mean, pm, pv, pc):
+    n = cnt[k, d]
+    tau_n = 1.0 / (1.0 / tau2[d] + n / s2[d])
+    pm[k, d] = tau_n * (mu0[d] / tau2[d] + n * mean[k, d] / s2[d])
+    pv[k, d] = tau_n + s2[d]
+    pc[k, d] = 0.5 * (LOG_2PI + math.log(pv[k, d]))
+
+
+@njit(cache=True)
+def reset(k, fam):
+    X, mu0, tau2, s2, cnt, mean, m2, pm, pv, pc = fam
+    for d in range(X.shape[1]):
+        cnt[k, d] = 0.0
+        mean[k, d] = 0.0
+        m2[k, d] = 0.0
+        _refresh_column(k, d, mu0, tau2, s2, cnt, mean, pm, pv, pc)
+
+
+@njit(cache=True)
+def move(i, k, sign, fam):
+    X, mu0, tau2, s2, cnt, mean, m2, pm, pv, pc = fam
+    for d in range(X.shape[1]):
+        x = X[i, d]
+        if not math.isnan(x):
+            welford_move(x, k, d, sign, cnt, mean, m2)
+            _refresh_column(k, d, mu0, tau2, s2, cnt, mean, pm, pv, pc)
+
+
+@njit(cache=True)
+def nlp(i, k, fam):
+    """-ln f(x_i | theta_k^{-i}) summed over observed coordinates (eq 15)."""
+    X, mu0, tau2, s2, cnt, mean, m2, pm, pv, pc = fam
+    out = 0.0
+    for d in range(X.shape[1]):
+        x = X[i, d]
+        if not math.isnan(x):
+            r = x - pm[k, d]
+            out += 0.5 * r * r / pv[k, d] + pc[k, d]
+    return out
+
+
+@njit(cache=True)
+def logml(k, fam):
+    """ln p(X_k | theta0): per coordinate, x ~ N(mu0 1, s2 I + tau2 1 1^T)."""
+    X, mu0, tau2, s2, cnt, mean, m2, pm, pv, pc = fam
+    out = 0.0
+    for d in range(X.shape[1]):
+        n = cnt[k, d]
+        if n > 0.0:
+            v = s2[d] + n * tau2[d]
+            r = mean[k, d] - mu0[d]
+            out += (-0.5 * n * (LOG_2PI + math.log(s2[d])) + 0.5 * math.log(s2[d] / v)
+                    - 0.5 * m2[k, d] / s2[d] - 0.5 * n * r * r / v)
+    return out
+
+
+def check_data(X: np.ndarray, names, family: str) -> None:
+    bad = [names[j] for j in range(X.shape[1]) if np.any(np.isinf(X[:, j]))]
+    if bad:
+        raise ValueError(f"column(s) {bad} contain infinite values; {family} needs finite reals.")
+    if family == KNOWN_COV and np.isnan(X).any():
+        cols = [names[j] for j in range(X.shape[1]) if np.isnan(X[:, j]).any()]
+        raise ValueError(
+            f"column(s) {cols} have missing values; the {KNOWN_COV} block does not accept "
+            "missing values yet. Use 'spherical_gaussian' or 'normal_gamma' per column, or "
+            "drop/impute those rows."
+        )
+
+
+def default_prior(X: np.ndarray, family: str) -> dict:
+    mean = np.nanmean(X, axis=0)
+    var = np.nanvar(X, axis=0)
+    var = np.where(var > 0, var, 1.0)
+    if family == SPHERICAL:
+        v = float(np.mean(var))
+        return {"mu0": mean, "sigma2": WITHIN_FRACTION * v, "sigma0_2": v}
+    cov = np.atleast_2d(np.ma.cov(np.ma.masked_invalid(X), rowvar=False).filled(0.0))
+    cov = cov + np.diag(np.where(np.diag(cov) > 0, 0.0, 1.0)) + 1e-9 * np.diag(var)
+    return {"mu0": mean, "Sigma": WITHIN_FRACTION * cov, "Sigma0": cov}
+
+
+def _spd(matrix, name: str, D: int) -> np.ndarray:
+    M = np.asarray(matrix, dtype=float)
+    if M.shape != (D, D):
+        raise ValueError(f"{KNOWN_COV} prior '{name}' must be a {D}x{D} matrix, got shape {M.shape}.")
+    if not np.all(np.isfinite(M)) or not np.allclose(M, M.T, rtol=1e-10, atol=1e-12 * np.abs(M).max()):
+        raise ValueError(f"{KNOWN_COV} prior '{name}' must be a finite symmetric matrix.")
+    try:
+        np.linalg.cholesky(M)
+    except np.linalg.LinAlgError:
+        raise ValueError(f"{KNOWN_COV} prior '{name}' is not positive definite.") from None
+    return 0.5 * (M + M.T)
+
+
+def resolve_prior(user: dict, X: np.ndarray, names, family: str) -> dict:
+    D = X.shape[1]
+    if family == SPHERICAL:
+        keys = ("mu0", "sigma2", "sigma0_2")
+    else:
+        keys = ("mu0", "Sigma", "Sigma0")
+    unknown = set(user) - set(keys)
+    if unknown:
+        raise ValueError(f"unknown {family} prior key(s) {sorted(unknown)}; expected {list(keys)}.")
+    if set(keys) - set(user):
+        observed_columns(X, names, family)
+        prior = default_prior(X, family)
+    else:
+        prior = {}
+    prior.update(user)
+    out = {"mu0": as_column_vector(prior["mu0"], D, "mu0", family)}
+    if family == SPHERICAL:
+        for key in ("sigma2", "sigma0_2"):
+            value = np.asarray(prior[key], dtype=float)
+            if value.ndim != 0 or not np.isfinite(value) or value <= 0:
+                raise ValueError(f"{family} prior '{key}' must be one positive number, got {prior[key]!r}.")
+            out[key] = float(value)
+    else:
+        out["Sigma"] = _spd(prior["Sigma"], "Sigma", D)
+        out["Sigma0"] = _spd(prior["Sigma0"], "Sigma0", D)
+    return out
+
+
+class Transform:
+    """Map between data coordinates x and the kernel's independent coordinates y."""
+
+    def __init__(self, prior: dict, family: str):
+        D = len(prior["mu0"])
+        if family == SPHERICAL:
+            self.to_y = np.eye(D)
+            self.to_x = np.eye(D)
+            self.mu0 = prior["mu0"]
+            self.tau2 = np.full(D, prior["sigma0_2"])
+            self.s2 = np.full(D, prior["sigma2"])
+            self.log_jacobian = 0.0
+        else:
+            P = np.linalg.inv(prior["Sigma"])
+            A = np.linalg.inv(prior["Sigma0"])
+            lam, V = scipy.linalg.eigh(0.5 * (A + A.T), 0.5 * (P + P.T))
+            self.to_x = V                   # x = V y
+            self.to_y = V.T @ P             # y = V^-1 x, since V^T P V = I
+            self.mu0 = self.to_y @ prior["mu0"]
+            self.tau2 = 1.0 / lam
+            self.s2 = np.ones(D)
+            self.log_jacobian = 0.5 * np.linalg.slogdet(prior["Sigma"])[1]
+
+
+def summary(fam, K: int, t: Transform):
+    """Posterior mean of each cluster mean, and the predictive covariance, in data units."""
+    pm, pv = fam[7][:K], fam[8][:K]
+    means = pm @ t.to_x.T
+    covs = np.einsum("ij,kj,lj->kil", t.to_x, pv, t.to_x)
+    return means, covs

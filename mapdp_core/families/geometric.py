@@ -1,0 +1,97 @@
+"""Geometric counts x in {0, 1, ...} (failures before a success, p(x) = p (1-p)^x) with a
+Beta(alpha0, beta0) prior on p (PLOS Appendix A, eqs 30-31).
+
+Posterior: alpha = alpha0 + n, beta = beta0 + sum x. Predictive:
+f(x) = B(alpha + 1, beta + x)/B(alpha, beta) = alpha G(beta + x) G(alpha + beta) / (G(beta) G(alpha + beta + x + 1)).
+Marginal likelihood: ln B(alpha0 + n, beta0 + S) - ln B(alpha0, beta0).
+
+Empirical-Bayes default: weight of two observations centred on p = 1/(1 + mean):
+alpha0 = 2 p, beta0 = 2 (1 - p), with the mean floored at 0.01 so that beta0 > 0.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ._common import check_counts, count_sum_move, log_beta, resolve_vector_prior
+
+NAME = "geometric"
+# fam = (X, a0, b0, | cnt, total, log_const, beta, alpha_plus_beta)
+N_FIXED = 3
+
+
+@njit(cache=True)
+def _refresh_column(k, d, a0, b0, cnt, total, lc, beta, apb):
+    a = a0[d] + cnt[k, d]
+    b = b0[d] + total[k, d]
+    beta[k, d] = b
+    apb[k, d] = a + b
+    lc[k, d] = math.log(a) - math.lgamma(b) + math.lgamma(a + b)
+
+
+@njit(cache=True)
+def reset(k, fam):
+    X, a0, b0, cnt, total, lc, beta, apb = fam
+    for d in range(X.shape[1]):
+        cnt[k, d] = 0.0
+        total[k, d] = 0.0
+        _refresh_column(k, d, a0, b0, cnt, total, lc, beta, apb)
+
+
+@njit(cache=True)
+def move(i, k, sign, fam):
+    X, a0, b0, cnt, total, lc, beta, apb = fam
+    for d in range(X.shape[1]):
+        x = X[i, d]
+        if not math.isnan(x):
+            count_sum_move(x, k, d, sign, cnt, total)
+            _refresh_column(k, d, a0, b0, cnt, total, lc, beta, apb)
+
+
+@njit(cache=True)
+def nlp(i, k, fam):
+    X, a0, b0, cnt, total, lc, beta, apb = fam
+    out = 0.0
+    for d in range(X.shape[1]):
+        x = X[i, d]
+        if not math.isnan(x):
+            out -= lc[k, d] + math.lgamma(beta[k, d] + x) - math.lgamma(apb[k, d] + x + 1.0)
+    return out
+
+
+@njit(cache=True)
+def logml(k, fam):
+    X, a0, b0, cnt, total, lc, beta, apb = fam
+    out = 0.0
+    for d in range(X.shape[1]):
+        n = cnt[k, d]
+        if n > 0.0:
+            out += log_beta(a0[d] + n, b0[d] + total[k, d]) - log_beta(a0[d], b0[d])
+    return out
+
+
+def check_data(X: np.ndarray, names, family: str = NAME) -> None:
+    check_counts(X, names, NAME, integer=True)
+
+
+def default_prior(X: np.ndarray) -> dict:
+    p = 1.0 / (1.0 + np.maximum(np.nanmean(X, axis=0), 0.01))
+    return {"alpha0": 2.0 * p, "beta0": 2.0 * (1.0 - p)}
+
+
+def resolve_prior(user: dict, X: np.ndarray, names, family: str = NAME) -> dict:
+    return resolve_vector_prior(user, X, names, NAME, ("alpha0", "beta0"), default_prior)
+
+
+def build(X: np.ndarray, prior: dict, cap: int):
+    D = X.shape[1]
+    return (np.ascontiguousarray(X), prior["alpha0"], prior["beta0"]) + tuple(np.zeros((cap, D)) for _ in range(5))
+
+
+def summary(fam, K: int):
+    """Predictive mean beta/(alpha - 1) of the beta-geometric (infinite when alpha <= 1)."""
+    a0, cnt, beta = fam[1], fam[3][:K], fam[6][:K]
+    alpha = a0 + cnt
+    return np.where(alpha > 1, beta / np.maximum(alpha - 1, 1e-300), np.inf)

@@ -1,0 +1,134 @@
+"""Normal-Gamma prior per real feature: each column an independent Gaussian with unknown
+mean and precision (the "elliptical" model of PLOS Section 4 for real data).
+
+Prior: tau ~ Gamma(a0 shape, b0 rate), mu | tau ~ N(m0, 1/(c0 tau)).
+Posterior after n observations with mean xbar and scatter S = sum (x - xbar)^2:
+``c_n = c0 + n``, ``m_n = (c0 m0 + n xbar)/c_n``, ``a_n = a0 + n/2``,
+``b_n = b0 + S/2 + c0 n (xbar - m0)^2 / (2 c_n)``.
+Predictive: Student-t with ``2 a_n`` degrees of freedom, location ``m_n`` and squared
+scale ``b_n (c_n + 1)/(a_n c_n)``.
+Marginal likelihood: ``lnGamma(a_n) - lnGamma(a0) + a0 ln b0 - a_n ln b_n
++ 0.5 ln(c0/c_n) - (n/2) ln(2 pi)``.
+
+Empirical-Bayes default: the one-dimensional case of the Normal-Wishart default
+(normal_wishart.py), so that a one-column Normal-Wishart block and a Normal-Gamma
+column define the same model: ``m0`` = column mean, ``c0 = 10/N``, ``a0 = 5``,
+``b0 = 0.025 var`` (Wishart(B0 = 1/(0.05 var), 10) on a scalar is
+Gamma(5, rate 0.025 var)).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ._common import LOG_2PI, LOG_PI, as_column_vector, observed_columns, require_positive, welford_move
+
+NAME = "normal_gamma"
+# fam = (X, m0, c0, a0, b0, | cnt, mean, m2, loc, inv_nu_s, half_exp, const)
+N_FIXED = 5
+
+
+@njit(cache=True)
+def _refresh_column(k, d, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const):
+    n = cnt[k, d]
+    cn = c0[d] + n
+    r = mean[k, d] - m0[d]
+    an = a0[d] + 0.5 * n
+    bn = b0[d] + 0.5 * m2[k, d] + 0.5 * c0[d] * n * r * r / cn
+    nu = 2.0 * an
+    s = bn * (cn + 1.0) / (an * cn)
+    loc[k, d] = (c0[d] * m0[d] + n * mean[k, d]) / cn
+    ivs[k, d] = 1.0 / (nu * s)
+    hexp[k, d] = 0.5 * (nu + 1.0)
+    const[k, d] = (math.lgamma(0.5 * nu) - math.lgamma(0.5 * (nu + 1.0))
+                   + 0.5 * (math.log(nu) + LOG_PI + math.log(s)))
+
+
+@njit(cache=True)
+def reset(k, fam):
+    X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const = fam
+    for d in range(X.shape[1]):
+        cnt[k, d] = 0.0
+        mean[k, d] = 0.0
+        m2[k, d] = 0.0
+        _refresh_column(k, d, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const)
+
+
+@njit(cache=True)
+def move(i, k, sign, fam):
+    X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const = fam
+    for d in range(X.shape[1]):
+        x = X[i, d]
+        if not math.isnan(x):
+            welford_move(x, k, d, sign, cnt, mean, m2)
+            _refresh_column(k, d, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const)
+
+
+@njit(cache=True)
+def nlp(i, k, fam):
+    X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const = fam
+    out = 0.0
+    for d in range(X.shape[1]):
+        x = X[i, d]
+        if not math.isnan(x):
+            r = x - loc[k, d]
+            out += hexp[k, d] * math.log1p(r * r * ivs[k, d]) + const[k, d]
+    return out
+
+
+@njit(cache=True)
+def logml(k, fam):
+    X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const = fam
+    out = 0.0
+    for d in range(X.shape[1]):
+        n = cnt[k, d]
+        if n > 0.0:
+            cn = c0[d] + n
+            r = mean[k, d] - m0[d]
+            an = a0[d] + 0.5 * n
+            bn = b0[d] + 0.5 * m2[k, d] + 0.5 * c0[d] * n * r * r / cn
+            out += (math.lgamma(an) - math.lgamma(a0[d]) + a0[d] * math.log(b0[d])
+                    - an * math.log(bn) + 0.5 * math.log(c0[d] / cn) - 0.5 * n * LOG_2PI)
+    return out
+
+
+def check_data(X: np.ndarray, names, family: str = NAME) -> None:
+    bad = [names[j] for j in range(X.shape[1]) if np.any(np.isinf(X[:, j]))]
+    if bad:
+        raise ValueError(f"column(s) {bad} contain infinite values; {family} needs finite reals.")
+
+
+def default_prior(X: np.ndarray) -> dict:
+    n_obs = np.maximum(np.sum(~np.isnan(X), axis=0), 1)
+    var = np.nanvar(X, axis=0)
+    var = np.where(var > 0, var, 1.0)
+    return {"m0": np.nanmean(X, axis=0), "c0": 10.0 / n_obs, "a0": np.full(X.shape[1], 5.0),
+            "b0": 0.025 * var}
+
+
+def resolve_prior(user: dict, X: np.ndarray, names, family: str = NAME) -> dict:
+    keys = ("m0", "c0", "a0", "b0")
+    unknown = set(user) - set(keys)
+    if unknown:
+        raise ValueError(f"unknown {NAME} prior key(s) {sorted(unknown)}; expected {list(keys)}.")
+    prior = {}
+    if set(keys) - set(user):
+        observed_columns(X, names, NAME)
+        prior = default_prior(X)
+    prior.update(user)
+    out = {key: as_column_vector(prior[key], X.shape[1], key, NAME) for key in keys}
+    for key in ("c0", "a0", "b0"):
+        require_positive(out[key], key, NAME)
+    return out
+
+
+def build(X: np.ndarray, prior: dict, cap: int):
+    D = X.shape[1]
+    per_cluster = tuple(np.zeros((cap, D)) for _ in range(7))
+    return (np.ascontiguousarray(X), prior["m0"], prior["c0"], prior["a0"], prior["b0"]) + per_cluster
+
+
+def summary(fam, K: int):
+    return fam[8][:K].copy()

@@ -1,0 +1,233 @@
+"""Full-covariance Gaussian with a Normal-Wishart prior (PLOS Appendix A, eqs 18-20).
+
+Prior theta0 = (m0, c0, B0, a0): precision Lambda ~ Wishart(B0, a0) (B0 the scale
+matrix, itself a precision; a0 the degrees of freedom, a0 > D - 1), mean
+mu | Lambda ~ N(m0, (c0 Lambda)^-1). (The reference program's comments swap the labels
+of a0 and c0; ALGORITHMS.md.)
+
+We keep, per cluster, c = c0 + n, m = (c0 m0 + sum x)/c and the Cholesky factor L of
+T = B^-1 = B0^-1 + S + c0 n/(c0 + n) (xbar - m0)(xbar - m0)^T (eq 18, with the scatter
+S = sum (x_j - xbar)(x_j - xbar)^T of eq 19 corrected). Adding x changes
+T by c/(c+1) (x - m)(x - m)^T and removing x changes it by -c/(c-1) (x - m)(x - m)^T
+with m the mean before removal: both are rank-one Cholesky updates, O(D^2), with no
+inverse or determinant recomputed per point.
+
+Predictive (eq 20): multivariate Student-t, nu = a - D + 1, Lambda_t = c nu/(c+1) B, so
+(x - m)^T Lambda_t (x - m)/nu = c/(c+1) |L^-1 (x - m)|^2 and
+-ln f = (nu+D)/2 ln(1 + c/(c+1) q) + lnG(nu/2) - lnG((nu+D)/2) + D/2 ln(pi (c+1)/c) + sum ln L_dd.
+Marginal likelihood: -nD/2 ln pi + lnG_D(a_n/2) - lnG_D(a0/2) + a0/2 ln|T0| - a_n/2 ln|T_n|
++ D/2 ln(c0/c_n).
+
+Empirical-Bayes default, the authors' demo choice (ALGORITHMS.md): m0 = column means,
+c0 = 10/N (a vague prior on where clusters sit), a0 = max(10, D + 2) (10 as in the demo,
+raised for D > 8 so that the predictive keeps at least 3 degrees of freedom) and
+B0 = diag(1/(0.05 var_d)).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ._common import LOG_PI, observed_columns
+
+NAME = "normal_wishart"
+# fam = (X, m0, c0, a0, L0, work, | cnt, mean, chol, half_exp, coef, const)
+N_FIXED = 6
+
+
+@njit(cache=True)
+def _chol_rank1(L, k, v, sign):
+    """In place: L[k] L[k]^T + sign * v v^T = L'[k] L'[k]^T (v is overwritten)."""
+    D = v.shape[0]
+    for j in range(D):
+        ljj = L[k, j, j]
+        r2 = ljj * ljj + sign * v[j] * v[j]
+        if r2 < 1e-300:  # only reachable through rounding in a downdate
+            r2 = 1e-300
+        r = math.sqrt(r2)
+        c = r / ljj
+        s = v[j] / ljj
+        L[k, j, j] = r
+        for i in range(j + 1, D):
+            L[k, i, j] = (L[k, i, j] + sign * s * v[i]) / c
+            v[i] = c * v[i] - s * L[k, i, j]
+
+
+@njit(cache=True)
+def _refresh(k, fam):
+    X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const = fam
+    D = X.shape[1]
+    c = c0 + cnt[k]
+    nu = a0 + cnt[k] - D + 1.0
+    logdet_half = 0.0
+    for d in range(D):
+        logdet_half += math.log(chol[k, d, d])
+    hexp[k] = 0.5 * (nu + D)
+    coef[k] = c / (c + 1.0)
+    const[k] = (math.lgamma(0.5 * nu) - math.lgamma(0.5 * (nu + D))
+                + 0.5 * D * (LOG_PI + math.log((c + 1.0) / c)) + logdet_half)
+
+
+@njit(cache=True)
+def reset(k, fam):
+    X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const = fam
+    D = X.shape[1]
+    if D == 0:
+        return
+    cnt[k] = 0.0
+    for a in range(D):
+        mean[k, a] = m0[a]
+        for b in range(D):
+            chol[k, a, b] = L0[a, b]
+    _refresh(k, fam)
+
+
+@njit(cache=True)
+def move(i, k, sign, fam):
+    X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const = fam
+    D = X.shape[1]
+    if D == 0:
+        return
+    c = c0 + cnt[k]
+    v = work[0]
+    if sign > 0:
+        scale = math.sqrt(c / (c + 1.0))
+        for d in range(D):
+            u = X[i, d] - mean[k, d]
+            v[d] = scale * u
+            mean[k, d] += u / (c + 1.0)
+        _chol_rank1(chol, k, v, 1.0)
+        cnt[k] += 1.0
+    else:
+        if cnt[k] <= 1.0:
+            reset(k, fam)
+            return
+        scale = math.sqrt(c / (c - 1.0))
+        for d in range(D):
+            u = X[i, d] - mean[k, d]
+            v[d] = scale * u
+            mean[k, d] -= u / (c - 1.0)
+        _chol_rank1(chol, k, v, -1.0)
+        cnt[k] -= 1.0
+    _refresh(k, fam)
+
+
+@njit(cache=True)
+def nlp(i, k, fam):
+    X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const = fam
+    D = X.shape[1]
+    if D == 0:
+        return 0.0
+    y = work[1]
+    q = 0.0
+    for a in range(D):  # forward substitution L y = x - m
+        s = X[i, a] - mean[k, a]
+        for b in range(a):
+            s -= chol[k, a, b] * y[b]
+        y[a] = s / chol[k, a, a]
+        q += y[a] * y[a]
+    return hexp[k] * math.log1p(coef[k] * q) + const[k]
+
+
+@njit(cache=True)
+def _log_multigamma_half(a, D):
+    out = 0.25 * D * (D - 1) * LOG_PI
+    for j in range(D):
+        out += math.lgamma(0.5 * (a - j))
+    return out
+
+
+@njit(cache=True)
+def logml(k, fam):
+    X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const = fam
+    D = X.shape[1]
+    n = cnt[k]
+    if D == 0 or n <= 0.0:
+        return 0.0
+    logdet0 = 0.0
+    logdetn = 0.0
+    for d in range(D):
+        logdet0 += 2.0 * math.log(L0[d, d])
+        logdetn += 2.0 * math.log(chol[k, d, d])
+    an = a0 + n
+    return (-0.5 * n * D * LOG_PI + _log_multigamma_half(an, D) - _log_multigamma_half(a0, D)
+            + 0.5 * a0 * logdet0 - 0.5 * an * logdetn + 0.5 * D * math.log(c0 / (c0 + n)))
+
+
+def check_data(X: np.ndarray, names, family: str = NAME) -> None:
+    bad = [names[j] for j in range(X.shape[1]) if not np.all(np.isfinite(X[:, j]))]
+    if bad:
+        raise ValueError(
+            f"column(s) {bad} contain missing or infinite values; the {NAME} block needs "
+            "complete finite rows. Use 'normal_gamma' per column for data with gaps, or "
+            "drop/impute those rows."
+        )
+
+
+def default_prior(X: np.ndarray) -> dict:
+    N, D = X.shape
+    var = np.nanvar(X, axis=0)
+    var = np.where(var > 0, var, 1.0)
+    return {"m0": np.nanmean(X, axis=0), "c0": 10.0 / N, "a0": float(max(10.0, D + 2.0)),
+            "B0": np.diag(1.0 / (0.05 * var))}
+
+
+def resolve_prior(user: dict, X: np.ndarray, names, family: str = NAME) -> dict:
+    keys = ("m0", "c0", "a0", "B0")
+    unknown = set(user) - set(keys)
+    if unknown:
+        raise ValueError(f"unknown {NAME} prior key(s) {sorted(unknown)}; expected {list(keys)}.")
+    D = X.shape[1]
+    prior = {}
+    if set(keys) - set(user):
+        observed_columns(X, names, NAME)
+        prior = default_prior(X)
+    prior.update(user)
+    m0 = np.asarray(prior["m0"], dtype=float).reshape(-1) if np.ndim(prior["m0"]) else np.full(D, float(prior["m0"]))
+    if m0.shape != (D,) or not np.all(np.isfinite(m0)):
+        raise ValueError(f"{NAME} prior 'm0' must be {D} finite numbers, got shape {m0.shape}.")
+    c0, a0 = prior["c0"], prior["a0"]
+    if np.ndim(c0) or not np.isfinite(c0) or c0 <= 0:
+        raise ValueError(f"{NAME} prior 'c0' (precision scale of the mean) must be one number > 0, got {c0!r}.")
+    if np.ndim(a0) or not np.isfinite(a0) or a0 <= D - 1:
+        raise ValueError(
+            f"{NAME} prior 'a0' (Wishart degrees of freedom) must be one number > D - 1 = {D - 1}, got {a0!r}."
+        )
+    B0 = np.asarray(prior["B0"], dtype=float)
+    if B0.shape != (D, D):
+        raise ValueError(f"{NAME} prior 'B0' must be a {D}x{D} matrix, got shape {B0.shape}.")
+    if not np.all(np.isfinite(B0)) or not np.allclose(B0, B0.T, rtol=1e-10, atol=1e-12 * np.abs(B0).max()):
+        raise ValueError(f"{NAME} prior 'B0' (Wishart scale matrix) must be finite and symmetric.")
+    try:
+        np.linalg.cholesky(B0)
+    except np.linalg.LinAlgError:
+        raise ValueError(f"{NAME} prior 'B0' (Wishart scale matrix) is not positive definite.") from None
+    return {"m0": m0, "c0": float(c0), "a0": float(a0), "B0": 0.5 * (B0 + B0.T)}
+
+
+def build(X: np.ndarray, prior: dict, cap: int):
+    D = X.shape[1]
+    L0 = np.linalg.cholesky(np.linalg.inv(prior["B0"])) if D else np.zeros((0, 0))
+    return (np.ascontiguousarray(X), np.ascontiguousarray(prior["m0"]), prior["c0"], prior["a0"],
+            np.ascontiguousarray(L0), np.zeros((2, D)),
+            np.zeros(cap), np.zeros((cap, D)), np.zeros((cap, D, D)), np.zeros(cap), np.zeros(cap), np.zeros(cap))
+
+
+def empty(N: int, cap: int):
+    """An unused block: zero columns, so the kernel's loops over it do nothing."""
+    return (np.zeros((N, 0)), np.zeros(0), 1.0, 1.0, np.zeros((0, 0)), np.zeros((2, 0)),
+            np.zeros(cap), np.zeros((cap, 0)), np.zeros((cap, 0, 0)), np.zeros(cap), np.zeros(cap), np.zeros(cap))
+
+
+def summary(fam, K: int):
+    """Posterior mean m_k and the posterior mean covariance E[Sigma] = T_k/(a_k - D - 1)."""
+    X, m0, c0, a0, L0 = fam[:5]
+    cnt, mean, chol = fam[6][:K], fam[7][:K], fam[8][:K]
+    D = X.shape[1]
+    T = np.einsum("kab,kcb->kac", chol, chol)
+    dof = a0 + cnt - D - 1.0
+    # E[Sigma] is finite only for a_k > D + 1; otherwise show the mode T/(a_k + D + 1).
+    denom = np.where(dof > 0, dof, a0 + cnt + D + 1.0)
+    return mean.copy(), T / denom[:, None, None]

@@ -1,0 +1,109 @@
+"""Poisson counts with a Gamma(alpha0 shape, beta0 rate) prior on the rate (PLOS Appendix A).
+
+Posterior: alpha = alpha0 + sum x, beta = beta0 + n (eq 28). Predictive: negative binomial,
+f(x) = G(alpha + x)/(G(alpha) x!) (beta/(beta+1))^alpha (beta+1)^-x (the printed eq 29 is
+garbled; ALGORITHMS.md). ln x! depends on the data only and is added once per point.
+Marginal likelihood: alpha0 ln beta0 - lnG(alpha0) + lnG(alpha0 + S) - (alpha0 + S) ln(beta0 + n) - sum ln x!.
+
+Empirical-Bayes default: a Gamma prior with the weight of one observation centred on the
+column mean: beta0 = 1, alpha0 = max(mean, 0.01).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ._common import check_counts, count_sum_move, resolve_vector_prior
+
+NAME = "poisson"
+# fam = (X, a0, b0, | cnt, total, alpha, lg_alpha, alpha_log_p, log_b1)
+N_FIXED = 3
+
+
+@njit(cache=True)
+def _refresh_column(k, d, a0, b0, cnt, total, alpha, lga, alp, lb1):
+    a = a0[d] + total[k, d]
+    b = b0[d] + cnt[k, d]
+    alpha[k, d] = a
+    lga[k, d] = math.lgamma(a)
+    alp[k, d] = a * math.log(b / (b + 1.0))
+    lb1[k, d] = math.log(b + 1.0)
+
+
+@njit(cache=True)
+def reset(k, fam):
+    X, a0, b0, cnt, total, alpha, lga, alp, lb1 = fam
+    for d in range(X.shape[1]):
+        cnt[k, d] = 0.0
+        total[k, d] = 0.0
+        _refresh_column(k, d, a0, b0, cnt, total, alpha, lga, alp, lb1)
+
+
+@njit(cache=True)
+def move(i, k, sign, fam):
+    X, a0, b0, cnt, total, alpha, lga, alp, lb1 = fam
+    for d in range(X.shape[1]):
+        x = X[i, d]
+        if not math.isnan(x):
+            count_sum_move(x, k, d, sign, cnt, total)
+            _refresh_column(k, d, a0, b0, cnt, total, alpha, lga, alp, lb1)
+
+
+@njit(cache=True)
+def nlp(i, k, fam):
+    X, a0, b0, cnt, total, alpha, lga, alp, lb1 = fam
+    out = 0.0
+    for d in range(X.shape[1]):
+        x = X[i, d]
+        if not math.isnan(x):
+            out -= math.lgamma(alpha[k, d] + x) - lga[k, d] + alp[k, d] - x * lb1[k, d]
+    return out
+
+
+@njit(cache=True)
+def pconst(i, fam):
+    X = fam[0]
+    out = 0.0
+    for d in range(X.shape[1]):
+        x = X[i, d]
+        if not math.isnan(x):
+            out += math.lgamma(x + 1.0)
+    return out
+
+
+@njit(cache=True)
+def logml(k, fam):
+    X, a0, b0, cnt, total, alpha, lga, alp, lb1 = fam
+    out = 0.0
+    for d in range(X.shape[1]):
+        n = cnt[k, d]
+        if n > 0.0:
+            a = a0[d] + total[k, d]
+            out += (a0[d] * math.log(b0[d]) - math.lgamma(a0[d]) + math.lgamma(a)
+                    - a * math.log(b0[d] + n))
+    return out
+
+
+def check_data(X: np.ndarray, names, family: str = NAME) -> None:
+    check_counts(X, names, NAME, integer=True)
+
+
+def default_prior(X: np.ndarray) -> dict:
+    return {"alpha0": np.maximum(np.nanmean(X, axis=0), 0.01), "beta0": np.ones(X.shape[1])}
+
+
+def resolve_prior(user: dict, X: np.ndarray, names, family: str = NAME) -> dict:
+    return resolve_vector_prior(user, X, names, NAME, ("alpha0", "beta0"), default_prior)
+
+
+def build(X: np.ndarray, prior: dict, cap: int):
+    D = X.shape[1]
+    return (np.ascontiguousarray(X), prior["alpha0"], prior["beta0"]) + tuple(np.zeros((cap, D)) for _ in range(6))
+
+
+def summary(fam, K: int):
+    """Posterior mean rate alpha/beta."""
+    b0, cnt, alpha = fam[2], fam[3][:K], fam[5][:K]
+    return alpha / (b0 + cnt)
