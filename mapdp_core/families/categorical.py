@@ -104,17 +104,33 @@ def default_prior(X: np.ndarray) -> dict:
     return {"alpha0": alphas}
 
 
+def _per_column(alpha0, X: np.ndarray) -> list:
+    """alpha0 as one vector per column: a number (every category of every column, the
+    number of categories taken from the data), one vector shared by all columns, or a
+    list with one vector per column."""
+    D = X.shape[1]
+    if np.ndim(alpha0) == 0:
+        sizes = [max(int(np.nanmax(X[:, j])) + 1 if np.any(~np.isnan(X[:, j])) else 2, 2) for j in range(D)]
+        return [np.full(L, float(alpha0)) for L in sizes]
+    if isinstance(alpha0, (list, tuple)) and all(np.ndim(a) == 1 for a in alpha0):
+        if len(alpha0) != D:
+            raise ValueError(f"{NAME} prior 'alpha0' lists {len(alpha0)} vectors for {D} columns.")
+        return [np.asarray(a, dtype=float) for a in alpha0]
+    a = np.asarray(alpha0, dtype=float)
+    if a.ndim == 2 and a.shape[0] == D:
+        return [row.copy() for row in a]
+    if a.ndim != 1:
+        raise ValueError(f"{NAME} prior 'alpha0' must be a number, a vector, or one vector per column.")
+    return [a.copy() for _ in range(D)]
+
+
 def resolve_prior(user: dict, X: np.ndarray, names, family: str = NAME) -> dict:
     unknown = set(user) - {"alpha0"}
     if unknown:
         raise ValueError(f"unknown {NAME} prior key(s) {sorted(unknown)}; expected ['alpha0'].")
     check_data(X, names)
     if "alpha0" in user:
-        a = user["alpha0"]
-        alphas = [np.asarray(a, dtype=float)] if X.shape[1] == 1 and np.ndim(a) == 1 else [
-            np.asarray(v, dtype=float) for v in a]
-        if len(alphas) != X.shape[1]:
-            raise ValueError(f"{NAME} prior 'alpha0' needs one vector per column ({X.shape[1]}).")
+        alphas = _per_column(user["alpha0"], X)
     else:
         observed_columns(X, names, NAME)
         alphas = default_prior(X)["alpha0"]

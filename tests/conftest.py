@@ -1,0 +1,19 @@
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _compiled_kernels():
+    """Compile (or load) the numba kernels once, so that no single test pays for it."""
+    import mapdp_core
+    mapdp_core.warm_up()
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(12345)
