@@ -59,9 +59,11 @@ def reset_slots(lo, hi, cnt, logcnt, fams):
 
 
 @njit(cache=True)
-def add_all(labels, cnt, logcnt, fams):
-    """Put every row into the statistics of its cluster (from an all-empty state)."""
-    for i in range(labels.shape[0]):
+def add_all(order, labels, cnt, logcnt, fams):
+    """Put every row into the statistics of its cluster (from an all-empty state), in the
+    visiting order, so that a run depends only on the sequence of rows it visits."""
+    for t in range(order.shape[0]):
+        i = order[t]
         k = labels[i]
         _move(i, k, 1, fams)
         cnt[k] += 1.0

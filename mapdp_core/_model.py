@@ -103,13 +103,15 @@ class ModelData:
     def grow(self, K: int) -> None:
         self._rebuild(np.arange(K), 2 * self.capacity)
 
-    def start(self, labels: np.ndarray) -> int:
+    def start(self, labels: np.ndarray, order: np.ndarray | None = None) -> int:
         """Load a labelling (0..K-1, no empty cluster) into the statistics; returns K."""
+        if order is None:
+            order = np.arange(len(labels), dtype=np.int64)
         K = int(labels.max()) + 1
         while self.capacity <= K:
             self._rebuild(np.arange(0), 2 * self.capacity)
         _kernels.reset_slots(0, self.capacity, self.cnt, self.logcnt, self.fams)
-        _kernels.add_all(labels, self.cnt, self.logcnt, self.fams)
+        _kernels.add_all(order, labels, self.cnt, self.logcnt, self.fams)
         return K
 
     def compact(self, labels: np.ndarray, K: int) -> int:

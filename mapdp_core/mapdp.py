@@ -44,7 +44,7 @@ def _run(parsed: ParsedData, N0: float, order: np.ndarray, tol: float, max_iter:
     model = ModelData(parsed)
     N = model.N
     labels = np.zeros(N, dtype=np.int64)
-    K = model.start(labels)
+    K = model.start(labels, order)
     log_n0 = math.log(N0)
     E_old = math.inf
     for iteration in range(1, max_iter + 1):
@@ -73,7 +73,7 @@ def _run(parsed: ParsedData, N0: float, order: np.ndarray, tol: float, max_iter:
         E_old = E
 
 
-def map_dp(X, N0: float = 1.0, likelihood="normal_wishart", prior=None, *, order=None,
+def map_dp(X, N0: float = 3.0, likelihood="normal_wishart", prior=None, *, order=None,
            tol: float = 1e-6, max_iter: int = 100) -> Iterator[SweepState]:
     """Run MAP-DP and yield one immutable :class:`SweepState` per sweep.
 
@@ -85,8 +85,9 @@ def map_dp(X, N0: float = 1.0, likelihood="normal_wishart", prior=None, *, order
     X : array-like of shape (N, D) or DataFrame
         NaN marks a missing value (allowed for per-column families and the spherical
         Gaussian). Text columns of a DataFrame are categorical codes in order of the sorted labels.
-    N0 : float > 0
-        Concentration (prior count) of the Dirichlet process: a larger N0 opens clusters more easily.
+    N0 : float > 0, default 3.0
+        Concentration (prior count) of the Dirichlet process: a larger N0 opens clusters more
+        easily. 3 is the value of the PLOS Section 5 experiments.
     likelihood : str, list or dict
         Family per column or block; see :mod:`mapdp_core.spec`. Default: one
         Normal-Wishart block over all columns (PLOS Section 5).
@@ -146,8 +147,8 @@ class MAPDP(ClusterMixin, BaseEstimator):
 
     Parameters
     ----------
-    N0 : float, default=1.0
-        Concentration parameter (prior count).
+    N0 : float, default=3.0
+        Concentration parameter (prior count); 3 as in the PLOS Section 5 experiments.
     likelihood : str, list or dict, default="normal_wishart"
         One family per column, or multivariate blocks (see :mod:`mapdp_core.spec`).
     prior : dict, optional
@@ -181,7 +182,7 @@ class MAPDP(ClusterMixin, BaseEstimator):
     n_features_in_ : int
     """
 
-    def __init__(self, N0=1.0, likelihood="normal_wishart", prior=None, n_init=1, shuffle=True,
+    def __init__(self, N0=3.0, likelihood="normal_wishart", prior=None, n_init=1, shuffle=True,
                  tol=1e-6, max_iter=100, random_state=None, n_jobs=None):
         self.N0 = N0
         self.likelihood = likelihood

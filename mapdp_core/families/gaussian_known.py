@@ -16,8 +16,8 @@ Per coordinate (eq 14): ``tau_n = 1/(1/tau2 + n/s2)``, ``mu_n = tau_n (mu0/tau2 
 predictive ``N(mu_n, tau_n + s2)`` (eq 15, normalising constant included).
 
 Empirical-Bayes default (``default_prior``): ``mu0`` = the data mean; the known
-within-cluster variance is 10 % of the data variance ("a typical cluster spreads about
-30 % as widely as the whole feature", sqrt(0.1) = 0.32); the prior variance of a
+within-cluster variance is WITHIN_FRACTION = 20 % of the data variance ("a typical
+cluster spreads about 45 % as widely as the whole feature"); the prior variance of a
 cluster mean is the data variance itself (cluster centres lie where the data lie).
 For the spherical family these are averaged over the columns.
 """
@@ -29,11 +29,10 @@ import numpy as np
 import scipy.linalg
 from numba import njit
 
-from ._common import LOG_2PI, as_column_vector, observed_columns, require_positive, welford_move
+from ._common import LOG_2PI, WITHIN_FRACTION, as_column_vector, observed_columns, welford_move
 
 SPHERICAL = "spherical_gaussian"
 KNOWN_COV = "gaussian_known_cov"
-WITHIN_FRACTION = 0.1
 
 # fam = (X, mu0, tau2, s2, | cnt, mean, m2, pred_mean, pred_var, pred_const)
 N_FIXED = 4

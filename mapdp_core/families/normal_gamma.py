@@ -12,9 +12,10 @@ Marginal likelihood: ``lnGamma(a_n) - lnGamma(a0) + a0 ln b0 - a_n ln b_n
 
 Empirical-Bayes default: the one-dimensional case of the Normal-Wishart default
 (normal_wishart.py), so that a one-column Normal-Wishart block and a Normal-Gamma
-column define the same model: ``m0`` = column mean, ``c0 = 10/N``, ``a0 = 5``,
-``b0 = 0.025 var`` (Wishart(B0 = 1/(0.05 var), 10) on a scalar is
-Gamma(5, rate 0.025 var)).
+column define the same model (Wishart(B0, 10) on a scalar is Gamma(5, rate 1/(2 B0))):
+``m0`` = column mean, ``a0 = 5``, ``b0 = 4 w var`` so that E[sigma^2] = b0/(a0 - 1) =
+w var with w = WITHIN_FRACTION = 0.2, and ``c0 = w`` so that the cluster means spread
+a priori like the data (var(mu) = E[sigma^2]/c0 = var).
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ._common import LOG_2PI, LOG_PI, as_column_vector, observed_columns, require_positive, welford_move
+from ._common import LOG_2PI, LOG_PI, WITHIN_FRACTION, as_column_vector, observed_columns, require_positive, welford_move
 
 NAME = "normal_gamma"
 # fam = (X, m0, c0, a0, b0, | cnt, mean, m2, loc, inv_nu_s, half_exp, const)
@@ -101,11 +102,11 @@ def check_data(X: np.ndarray, names, family: str = NAME) -> None:
 
 
 def default_prior(X: np.ndarray) -> dict:
-    n_obs = np.maximum(np.sum(~np.isnan(X), axis=0), 1)
     var = np.nanvar(X, axis=0)
     var = np.where(var > 0, var, 1.0)
-    return {"m0": np.nanmean(X, axis=0), "c0": 10.0 / n_obs, "a0": np.full(X.shape[1], 5.0),
-            "b0": 0.025 * var}
+    D = X.shape[1]
+    return {"m0": np.nanmean(X, axis=0), "c0": np.full(D, WITHIN_FRACTION), "a0": np.full(D, 5.0),
+            "b0": 4.0 * WITHIN_FRACTION * var}
 
 
 def resolve_prior(user: dict, X: np.ndarray, names, family: str = NAME) -> dict:
