@@ -23,7 +23,7 @@ LOG_PI = math.log(math.pi)
 WITHIN_FRACTION = 0.2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def welford_move(x, k, d, sign, cnt, mean, m2):
     """Add (sign > 0) or remove one observation from a running count/mean/scatter.
 
@@ -54,7 +54,7 @@ def welford_move(x, k, d, sign, cnt, mean, m2):
             cnt[k, d] = n1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def count_sum_move(x, k, d, sign, cnt, total):
     """Add or remove one observation from a count/sum pair (exact for integer data)."""
     if sign > 0:
@@ -69,7 +69,7 @@ def count_sum_move(x, k, d, sign, cnt, total):
             total[k, d] -= x
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def log_beta(a, b):
     return math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
 

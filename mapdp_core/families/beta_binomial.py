@@ -26,7 +26,7 @@ BINOMIAL = "binomial"
 N_FIXED = 4
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _refresh_column(k, d, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
     a = a0[d] + total[k, d]
     b = b0[d] + ntr[d] * cnt[k, d] - total[k, d]
@@ -37,18 +37,16 @@ def _refresh_column(k, d, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
     nl0[k, d] = -math.log(b / (a + b))
 
 
-@njit(cache=True)
-def reset(k, fam):
-    X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0 = fam
+@njit(cache=True, inline="always")
+def reset(k, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
     for d in range(X.shape[1]):
         cnt[k, d] = 0.0
         total[k, d] = 0.0
         _refresh_column(k, d, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0)
 
 
-@njit(cache=True)
-def move(i, k, sign, fam):
-    X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0 = fam
+@njit(cache=True, inline="always")
+def move(i, k, sign, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
     for d in range(X.shape[1]):
         x = X[i, d]
         if not math.isnan(x):
@@ -56,9 +54,8 @@ def move(i, k, sign, fam):
             _refresh_column(k, d, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0)
 
 
-@njit(cache=True)
-def nlp(i, k, fam):
-    X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0 = fam
+@njit(cache=True, inline="always")
+def nlp(i, k, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
@@ -71,9 +68,8 @@ def nlp(i, k, fam):
     return out
 
 
-@njit(cache=True)
-def pconst(i, fam):
-    X, a0, b0, ntr = fam[0], fam[1], fam[2], fam[3]
+@njit(cache=True, inline="always")
+def pconst(i, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
@@ -82,9 +78,8 @@ def pconst(i, fam):
     return out
 
 
-@njit(cache=True)
-def logml(k, fam):
-    X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0 = fam
+@njit(cache=True, inline="always")
+def logml(k, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
     out = 0.0
     for d in range(X.shape[1]):
         if cnt[k, d] > 0.0:

@@ -22,9 +22,8 @@ NAME = "categorical"
 N_FIXED = 4
 
 
-@njit(cache=True)
-def reset(k, fam):
-    X, alpha0, off, A0, cnt, counts, la, lA = fam
+@njit(cache=True, inline="always")
+def reset(k, X, alpha0, off, A0, cnt, counts, la, lA):
     for d in range(X.shape[1]):
         cnt[k, d] = 0.0
         lA[k, d] = math.log(A0[d])
@@ -33,9 +32,8 @@ def reset(k, fam):
             la[k, l] = math.log(alpha0[l])
 
 
-@njit(cache=True)
-def move(i, k, sign, fam):
-    X, alpha0, off, A0, cnt, counts, la, lA = fam
+@njit(cache=True, inline="always")
+def move(i, k, sign, X, alpha0, off, A0, cnt, counts, la, lA):
     for d in range(X.shape[1]):
         x = X[i, d]
         if math.isnan(x):
@@ -53,9 +51,8 @@ def move(i, k, sign, fam):
         lA[k, d] = math.log(A0[d] + cnt[k, d])
 
 
-@njit(cache=True)
-def nlp(i, k, fam):
-    X, alpha0, off, A0, cnt, counts, la, lA = fam
+@njit(cache=True, inline="always")
+def nlp(i, k, X, alpha0, off, A0, cnt, counts, la, lA):
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
@@ -64,9 +61,8 @@ def nlp(i, k, fam):
     return out
 
 
-@njit(cache=True)
-def logml(k, fam):
-    X, alpha0, off, A0, cnt, counts, la, lA = fam
+@njit(cache=True, inline="always")
+def logml(k, X, alpha0, off, A0, cnt, counts, la, lA):
     out = 0.0
     for d in range(X.shape[1]):
         if cnt[k, d] > 0.0:

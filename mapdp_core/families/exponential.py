@@ -21,7 +21,7 @@ NAME = "exponential"
 N_FIXED = 3
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _refresh_column(k, d, a0, b0, cnt, total, alpha, beta, lc):
     a = a0[d] + cnt[k, d]
     b = b0[d] + total[k, d]
@@ -30,18 +30,16 @@ def _refresh_column(k, d, a0, b0, cnt, total, alpha, beta, lc):
     lc[k, d] = math.log(a) + a * math.log(b)
 
 
-@njit(cache=True)
-def reset(k, fam):
-    X, a0, b0, cnt, total, alpha, beta, lc = fam
+@njit(cache=True, inline="always")
+def reset(k, X, a0, b0, cnt, total, alpha, beta, lc):
     for d in range(X.shape[1]):
         cnt[k, d] = 0.0
         total[k, d] = 0.0
         _refresh_column(k, d, a0, b0, cnt, total, alpha, beta, lc)
 
 
-@njit(cache=True)
-def move(i, k, sign, fam):
-    X, a0, b0, cnt, total, alpha, beta, lc = fam
+@njit(cache=True, inline="always")
+def move(i, k, sign, X, a0, b0, cnt, total, alpha, beta, lc):
     for d in range(X.shape[1]):
         x = X[i, d]
         if not math.isnan(x):
@@ -49,9 +47,8 @@ def move(i, k, sign, fam):
             _refresh_column(k, d, a0, b0, cnt, total, alpha, beta, lc)
 
 
-@njit(cache=True)
-def nlp(i, k, fam):
-    X, a0, b0, cnt, total, alpha, beta, lc = fam
+@njit(cache=True, inline="always")
+def nlp(i, k, X, a0, b0, cnt, total, alpha, beta, lc):
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
@@ -60,9 +57,8 @@ def nlp(i, k, fam):
     return out
 
 
-@njit(cache=True)
-def logml(k, fam):
-    X, a0, b0, cnt, total, alpha, beta, lc = fam
+@njit(cache=True, inline="always")
+def logml(k, X, a0, b0, cnt, total, alpha, beta, lc):
     out = 0.0
     for d in range(X.shape[1]):
         n = cnt[k, d]

@@ -38,7 +38,7 @@ KNOWN_COV = "gaussian_known_cov"
 N_FIXED = 4
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _refresh_column(k, d, mu0, tau2, s2, cnt, mean, pm, pv, pc):
     n = cnt[k, d]
     tau_n = 1.0 / (1.0 / tau2[d] + n / s2[d])
@@ -47,9 +47,8 @@ def _refresh_column(k, d, mu0, tau2, s2, cnt, mean, pm, pv, pc):
     pc[k, d] = 0.5 * (LOG_2PI + math.log(pv[k, d]))
 
 
-@njit(cache=True)
-def reset(k, fam):
-    X, mu0, tau2, s2, cnt, mean, m2, pm, pv, pc = fam
+@njit(cache=True, inline="always")
+def reset(k, X, mu0, tau2, s2, cnt, mean, m2, pm, pv, pc):
     for d in range(X.shape[1]):
         cnt[k, d] = 0.0
         mean[k, d] = 0.0
@@ -57,9 +56,8 @@ def reset(k, fam):
         _refresh_column(k, d, mu0, tau2, s2, cnt, mean, pm, pv, pc)
 
 
-@njit(cache=True)
-def move(i, k, sign, fam):
-    X, mu0, tau2, s2, cnt, mean, m2, pm, pv, pc = fam
+@njit(cache=True, inline="always")
+def move(i, k, sign, X, mu0, tau2, s2, cnt, mean, m2, pm, pv, pc):
     for d in range(X.shape[1]):
         x = X[i, d]
         if not math.isnan(x):
@@ -67,10 +65,9 @@ def move(i, k, sign, fam):
             _refresh_column(k, d, mu0, tau2, s2, cnt, mean, pm, pv, pc)
 
 
-@njit(cache=True)
-def nlp(i, k, fam):
+@njit(cache=True, inline="always")
+def nlp(i, k, X, mu0, tau2, s2, cnt, mean, m2, pm, pv, pc):
     """-ln f(x_i | theta_k^{-i}) summed over observed coordinates (eq 15)."""
-    X, mu0, tau2, s2, cnt, mean, m2, pm, pv, pc = fam
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
@@ -80,10 +77,9 @@ def nlp(i, k, fam):
     return out
 
 
-@njit(cache=True)
-def logml(k, fam):
+@njit(cache=True, inline="always")
+def logml(k, X, mu0, tau2, s2, cnt, mean, m2, pm, pv, pc):
     """ln p(X_k | theta0): per coordinate, x ~ N(mu0 1, s2 I + tau2 1 1^T)."""
-    X, mu0, tau2, s2, cnt, mean, m2, pm, pv, pc = fam
     out = 0.0
     for d in range(X.shape[1]):
         n = cnt[k, d]

@@ -31,7 +31,7 @@ NAME = "normal_gamma"
 N_FIXED = 5
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _refresh_column(k, d, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const):
     n = cnt[k, d]
     cn = c0[d] + n
@@ -47,9 +47,8 @@ def _refresh_column(k, d, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const):
                    + 0.5 * (math.log(nu) + LOG_PI + math.log(s)))
 
 
-@njit(cache=True)
-def reset(k, fam):
-    X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const = fam
+@njit(cache=True, inline="always")
+def reset(k, X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const):
     for d in range(X.shape[1]):
         cnt[k, d] = 0.0
         mean[k, d] = 0.0
@@ -57,9 +56,8 @@ def reset(k, fam):
         _refresh_column(k, d, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const)
 
 
-@njit(cache=True)
-def move(i, k, sign, fam):
-    X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const = fam
+@njit(cache=True, inline="always")
+def move(i, k, sign, X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const):
     for d in range(X.shape[1]):
         x = X[i, d]
         if not math.isnan(x):
@@ -67,9 +65,8 @@ def move(i, k, sign, fam):
             _refresh_column(k, d, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const)
 
 
-@njit(cache=True)
-def nlp(i, k, fam):
-    X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const = fam
+@njit(cache=True, inline="always")
+def nlp(i, k, X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const):
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
@@ -79,9 +76,8 @@ def nlp(i, k, fam):
     return out
 
 
-@njit(cache=True)
-def logml(k, fam):
-    X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const = fam
+@njit(cache=True, inline="always")
+def logml(k, X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const):
     out = 0.0
     for d in range(X.shape[1]):
         n = cnt[k, d]

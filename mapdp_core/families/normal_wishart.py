@@ -42,7 +42,7 @@ NAME = "normal_wishart"
 N_FIXED = 6
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _chol_rank1(L, k, v, sign):
     """In place: L[k] L[k]^T + sign * v v^T = L'[k] L'[k]^T (v is overwritten)."""
     D = v.shape[0]
@@ -60,9 +60,8 @@ def _chol_rank1(L, k, v, sign):
             v[i] = c * v[i] - s * L[k, i, j]
 
 
-@njit(cache=True)
-def _refresh(k, fam):
-    X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const = fam
+@njit(cache=True, inline="always")
+def _refresh(k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const):
     D = X.shape[1]
     c = c0 + cnt[k]
     nu = a0 + cnt[k] - D + 1.0
@@ -75,9 +74,8 @@ def _refresh(k, fam):
                 + 0.5 * D * (LOG_PI + math.log((c + 1.0) / c)) + logdet_half)
 
 
-@njit(cache=True)
-def reset(k, fam):
-    X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const = fam
+@njit(cache=True, inline="always")
+def reset(k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const):
     D = X.shape[1]
     if D == 0:
         return
@@ -86,12 +84,11 @@ def reset(k, fam):
         mean[k, a] = m0[a]
         for b in range(D):
             chol[k, a, b] = L0[a, b]
-    _refresh(k, fam)
+    _refresh(k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const)
 
 
-@njit(cache=True)
-def move(i, k, sign, fam):
-    X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const = fam
+@njit(cache=True, inline="always")
+def move(i, k, sign, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const):
     D = X.shape[1]
     if D == 0:
         return
@@ -107,7 +104,7 @@ def move(i, k, sign, fam):
         cnt[k] += 1.0
     else:
         if cnt[k] <= 1.0:
-            reset(k, fam)
+            reset(k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const)
             return
         scale = math.sqrt(c / (c - 1.0))
         for d in range(D):
@@ -116,12 +113,11 @@ def move(i, k, sign, fam):
             mean[k, d] -= u / (c - 1.0)
         _chol_rank1(chol, k, v, -1.0)
         cnt[k] -= 1.0
-    _refresh(k, fam)
+    _refresh(k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const)
 
 
-@njit(cache=True)
-def nlp(i, k, fam):
-    X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const = fam
+@njit(cache=True, inline="always")
+def nlp(i, k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const):
     D = X.shape[1]
     if D == 0:
         return 0.0
@@ -136,7 +132,7 @@ def nlp(i, k, fam):
     return hexp[k] * math.log1p(coef[k] * q) + const[k]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _log_multigamma_half(a, D):
     out = 0.25 * D * (D - 1) * LOG_PI
     for j in range(D):
@@ -144,9 +140,8 @@ def _log_multigamma_half(a, D):
     return out
 
 
-@njit(cache=True)
-def logml(k, fam):
-    X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const = fam
+@njit(cache=True, inline="always")
+def logml(k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const):
     D = X.shape[1]
     n = cnt[k]
     if D == 0 or n <= 0.0:

@@ -22,7 +22,7 @@ NAME = "poisson"
 N_FIXED = 3
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _refresh_column(k, d, a0, b0, cnt, total, alpha, lga, alp, lb1):
     a = a0[d] + total[k, d]
     b = b0[d] + cnt[k, d]
@@ -32,18 +32,16 @@ def _refresh_column(k, d, a0, b0, cnt, total, alpha, lga, alp, lb1):
     lb1[k, d] = math.log(b + 1.0)
 
 
-@njit(cache=True)
-def reset(k, fam):
-    X, a0, b0, cnt, total, alpha, lga, alp, lb1 = fam
+@njit(cache=True, inline="always")
+def reset(k, X, a0, b0, cnt, total, alpha, lga, alp, lb1):
     for d in range(X.shape[1]):
         cnt[k, d] = 0.0
         total[k, d] = 0.0
         _refresh_column(k, d, a0, b0, cnt, total, alpha, lga, alp, lb1)
 
 
-@njit(cache=True)
-def move(i, k, sign, fam):
-    X, a0, b0, cnt, total, alpha, lga, alp, lb1 = fam
+@njit(cache=True, inline="always")
+def move(i, k, sign, X, a0, b0, cnt, total, alpha, lga, alp, lb1):
     for d in range(X.shape[1]):
         x = X[i, d]
         if not math.isnan(x):
@@ -51,9 +49,8 @@ def move(i, k, sign, fam):
             _refresh_column(k, d, a0, b0, cnt, total, alpha, lga, alp, lb1)
 
 
-@njit(cache=True)
-def nlp(i, k, fam):
-    X, a0, b0, cnt, total, alpha, lga, alp, lb1 = fam
+@njit(cache=True, inline="always")
+def nlp(i, k, X, a0, b0, cnt, total, alpha, lga, alp, lb1):
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
@@ -62,9 +59,8 @@ def nlp(i, k, fam):
     return out
 
 
-@njit(cache=True)
-def pconst(i, fam):
-    X = fam[0]
+@njit(cache=True, inline="always")
+def pconst(i, X, a0, b0, cnt, total, alpha, lga, alp, lb1):
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
@@ -73,9 +69,8 @@ def pconst(i, fam):
     return out
 
 
-@njit(cache=True)
-def logml(k, fam):
-    X, a0, b0, cnt, total, alpha, lga, alp, lb1 = fam
+@njit(cache=True, inline="always")
+def logml(k, X, a0, b0, cnt, total, alpha, lga, alp, lb1):
     out = 0.0
     for d in range(X.shape[1]):
         n = cnt[k, d]
