@@ -134,28 +134,32 @@ def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logc
         if K >= cap:
             return t, K, score_sum, n_changed
         i = order[t]
-        k = labels[i]
-        k_old = k
-        sign = -1
-        _ga.move(i, k, sign, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
-        _ng.move(i, k, sign, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
-        _nw.move(i, k, sign, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const)
-        _bb.move(i, k, sign, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
-        _ca.move(i, k, sign, c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA)
-        _po.move(i, k, sign, p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1)
-        _ex.move(i, k, sign, e_X, e_a0, e_b0, e_cnt, e_total, e_alpha, e_beta, e_lc)
-        _ge.move(i, k, sign, q_X, q_a0, q_b0, q_cnt, q_total, q_lc, q_beta, q_apb)
-        cnt[k] -= 1.0
-        logcnt[k] = math.log(cnt[k]) if cnt[k] > 0.0 else -np.inf
+        k_old = labels[i]
+        n_without = cnt[k_old] - 1.0
         best = np.inf
         best_k = K
         for k in range(K):
-            if cnt[k] <= 0.0:  # emptied during this sweep: N_k^{-i} = 0, score +inf
-                continue
             # Appendix B: on the first sweep the initial cluster counts as 1, or its
             # reinforcement would stop any new cluster from opening.
-            log_nk = 0.0 if (first_sweep and k == 0) else logcnt[k]
-            s = (_ga.nlp(i, k, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
+            if k == k_old:
+                # the point's own cluster, scored without the point: computed in scratch
+                # space so that the statistics change only when the point moves
+                if n_without <= 0.0:  # it would be empty: N_k^{-i} = 0, score +inf
+                    continue
+                log_nk = 0.0 if (first_sweep and k == 0) else math.log(n_without)
+                s = (_ga.nlp_loo(i, k, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
+                 + _ng.nlp_loo(i, k, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
+                 + _nw.nlp_loo(i, k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const)
+                 + _bb.nlp_loo(i, k, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
+                 + _ca.nlp_loo(i, k, c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA)
+                 + _po.nlp_loo(i, k, p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1)
+                 + _ex.nlp_loo(i, k, e_X, e_a0, e_b0, e_cnt, e_total, e_alpha, e_beta, e_lc)
+                 + _ge.nlp_loo(i, k, q_X, q_a0, q_b0, q_cnt, q_total, q_lc, q_beta, q_apb)) - log_nk
+            else:
+                if cnt[k] <= 0.0:  # emptied during this sweep: score +inf
+                    continue
+                log_nk = 0.0 if (first_sweep and k == 0) else logcnt[k]
+                s = (_ga.nlp(i, k, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
                  + _ng.nlp(i, k, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
                  + _nw.nlp(i, k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const)
                  + _bb.nlp(i, k, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
@@ -170,6 +174,22 @@ def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logc
         if s_new < best:
             best = s_new
             best_k = K
+        score_sum += best + pconst[i]
+        if best_k == k_old:
+            continue
+        n_changed += 1
+        k = k_old
+        sign = -1
+        _ga.move(i, k, sign, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
+        _ng.move(i, k, sign, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
+        _nw.move(i, k, sign, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const)
+        _bb.move(i, k, sign, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
+        _ca.move(i, k, sign, c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA)
+        _po.move(i, k, sign, p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1)
+        _ex.move(i, k, sign, e_X, e_a0, e_b0, e_cnt, e_total, e_alpha, e_beta, e_lc)
+        _ge.move(i, k, sign, q_X, q_a0, q_b0, q_cnt, q_total, q_lc, q_beta, q_apb)
+        cnt[k] -= 1.0
+        logcnt[k] = math.log(cnt[k]) if cnt[k] > 0.0 else -np.inf
         if best_k == K:
             K += 1
         labels[i] = best_k
@@ -185,9 +205,6 @@ def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logc
         _ge.move(i, k, sign, q_X, q_a0, q_b0, q_cnt, q_total, q_lc, q_beta, q_apb)
         cnt[k] += 1.0
         logcnt[k] = math.log(cnt[k])
-        score_sum += best + pconst[i]
-        if best_k != k_old:
-            n_changed += 1
     return order.shape[0], K, score_sum, n_changed
 
 

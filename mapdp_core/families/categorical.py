@@ -61,6 +61,23 @@ def nlp(i, k, X, alpha0, off, A0, cnt, counts, la, lA):
     return out
 
 
+
+@njit(cache=True, inline="always")
+def nlp_loo(i, k, X, alpha0, off, A0, cnt, counts, la, lA):
+    """nlp of row i under cluster k with row i left out (same arithmetic as move(-1), nlp)."""
+    out = 0.0
+    for d in range(X.shape[1]):
+        x = X[i, d]
+        if math.isnan(x):
+            continue
+        l = off[d] + int(x)
+        n = cnt[k, d] - 1.0
+        if n <= 0.0:
+            out += math.log(A0[d]) - math.log(alpha0[l])
+        else:
+            out += math.log(A0[d] + n) - math.log(alpha0[l] + (counts[k, l] - 1.0))
+    return out
+
 @njit(cache=True, inline="always")
 def logml(k, X, alpha0, off, A0, cnt, counts, la, lA):
     out = 0.0

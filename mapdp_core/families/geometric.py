@@ -58,6 +58,24 @@ def nlp(i, k, X, a0, b0, cnt, total, lc, beta, apb):
     return out
 
 
+
+@njit(cache=True, inline="always")
+def nlp_loo(i, k, X, a0, b0, cnt, total, lc, beta, apb):
+    """nlp of row i under cluster k with row i left out (same arithmetic as move(-1), nlp)."""
+    out = 0.0
+    for d in range(X.shape[1]):
+        x = X[i, d]
+        if math.isnan(x):
+            continue
+        n = cnt[k, d] - 1.0
+        t = total[k, d] - x if n > 0.0 else 0.0
+        if n < 0.0:
+            n = 0.0
+        a = a0[d] + n
+        b = b0[d] + t
+        out -= (math.log(a) - math.lgamma(b) + math.lgamma(a + b)) + math.lgamma(b + x) - math.lgamma(a + b + x + 1.0)
+    return out
+
 @njit(cache=True, inline="always")
 def logml(k, X, a0, b0, cnt, total, lc, beta, apb):
     out = 0.0

@@ -43,35 +43,54 @@ N_FIXED = 6
 
 
 @njit(cache=True, inline="always")
-def _chol_rank1(L, k, v, sign):
-    """In place: L[k] L[k]^T + sign * v v^T = L'[k] L'[k]^T (v is overwritten)."""
+def _chol_rank1(L, v, sign):
+    """In place: L L^T + sign * v v^T = L' L'^T for a lower-triangular L (v is overwritten)."""
     D = v.shape[0]
     for j in range(D):
-        ljj = L[k, j, j]
+        ljj = L[j, j]
         r2 = ljj * ljj + sign * v[j] * v[j]
         if r2 < 1e-300:  # only reachable through rounding in a downdate
             r2 = 1e-300
         r = math.sqrt(r2)
         c = r / ljj
         s = v[j] / ljj
-        L[k, j, j] = r
+        L[j, j] = r
         for i in range(j + 1, D):
-            L[k, i, j] = (L[k, i, j] + sign * s * v[i]) / c
-            v[i] = c * v[i] - s * L[k, i, j]
+            L[i, j] = (L[i, j] + sign * s * v[i]) / c
+            v[i] = c * v[i] - s * L[i, j]
+
+
+@njit(cache=True, inline="always")
+def _student_constants(n, L, c0, a0):
+    """(half exponent, c/(c+1), constant) of the eq 20 Student-t for a cluster of n points."""
+    D = L.shape[0]
+    c = c0 + n
+    nu = a0 + n - D + 1.0
+    logdet_half = 0.0
+    for d in range(D):
+        logdet_half += math.log(L[d, d])
+    const = (math.lgamma(0.5 * nu) - math.lgamma(0.5 * (nu + D))
+             + 0.5 * D * (LOG_PI + math.log((c + 1.0) / c)) + logdet_half)
+    return 0.5 * (nu + D), c / (c + 1.0), const
+
+
+@njit(cache=True, inline="always")
+def _student_nlp(X, i, m, L, hexp, coef, const, y):
+    """-ln f(x_i) for the Student-t with location m and scale factor L (eq 20)."""
+    D = X.shape[1]
+    q = 0.0
+    for a in range(D):  # forward substitution L y = x - m
+        s = X[i, a] - m[a]
+        for b in range(a):
+            s -= L[a, b] * y[b]
+        y[a] = s / L[a, a]
+        q += y[a] * y[a]
+    return hexp * math.log1p(coef * q) + const
 
 
 @njit(cache=True, inline="always")
 def _refresh(k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const):
-    D = X.shape[1]
-    c = c0 + cnt[k]
-    nu = a0 + cnt[k] - D + 1.0
-    logdet_half = 0.0
-    for d in range(D):
-        logdet_half += math.log(chol[k, d, d])
-    hexp[k] = 0.5 * (nu + D)
-    coef[k] = c / (c + 1.0)
-    const[k] = (math.lgamma(0.5 * nu) - math.lgamma(0.5 * (nu + D))
-                + 0.5 * D * (LOG_PI + math.log((c + 1.0) / c)) + logdet_half)
+    hexp[k], coef[k], const[k] = _student_constants(cnt[k], chol[k], c0, a0)
 
 
 @njit(cache=True, inline="always")
@@ -88,48 +107,67 @@ def reset(k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const):
 
 
 @njit(cache=True, inline="always")
+def _removed(i, k, X, c0, cnt, mean, chol, v, m_out, L_out):
+    """Mean and Cholesky factor of cluster k without row i, written to m_out and L_out.
+
+    T loses c/(c-1) (x - m)(x - m)^T with c = c0 + n and m the current mean."""
+    D = X.shape[1]
+    c = c0 + cnt[k]
+    scale = math.sqrt(c / (c - 1.0))
+    for d in range(D):
+        u = X[i, d] - mean[k, d]
+        v[d] = scale * u
+        m_out[d] = mean[k, d] - u / (c - 1.0)
+        for b in range(D):
+            L_out[d, b] = chol[k, d, b]
+    _chol_rank1(L_out, v, -1.0)
+
+
+@njit(cache=True, inline="always")
 def move(i, k, sign, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const):
     D = X.shape[1]
     if D == 0:
         return
-    c = c0 + cnt[k]
-    v = work[0]
     if sign > 0:
+        c = c0 + cnt[k]
+        v = work[0]
         scale = math.sqrt(c / (c + 1.0))
         for d in range(D):
             u = X[i, d] - mean[k, d]
             v[d] = scale * u
             mean[k, d] += u / (c + 1.0)
-        _chol_rank1(chol, k, v, 1.0)
+        _chol_rank1(chol[k], v, 1.0)
         cnt[k] += 1.0
+    elif cnt[k] <= 1.0:
+        reset(k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const)
+        return
     else:
-        if cnt[k] <= 1.0:
-            reset(k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const)
-            return
-        scale = math.sqrt(c / (c - 1.0))
-        for d in range(D):
-            u = X[i, d] - mean[k, d]
-            v[d] = scale * u
-            mean[k, d] -= u / (c - 1.0)
-        _chol_rank1(chol, k, v, -1.0)
+        _removed(i, k, X, c0, cnt, mean, chol, work[0], mean[k], chol[k])
         cnt[k] -= 1.0
     _refresh(k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const)
 
 
 @njit(cache=True, inline="always")
 def nlp(i, k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const):
+    if X.shape[1] == 0:
+        return 0.0
+    return _student_nlp(X, i, mean[k], chol[k], hexp[k], coef[k], const[k], work[1])
+
+
+@njit(cache=True, inline="always")
+def nlp_loo(i, k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const):
+    """nlp of row i under cluster k with row i left out, in scratch space (O(D^2))."""
     D = X.shape[1]
     if D == 0:
         return 0.0
-    y = work[1]
-    q = 0.0
-    for a in range(D):  # forward substitution L y = x - m
-        s = X[i, a] - mean[k, a]
-        for b in range(a):
-            s -= chol[k, a, b] * y[b]
-        y[a] = s / chol[k, a, a]
-        q += y[a] * y[a]
-    return hexp[k] * math.log1p(coef[k] * q) + const[k]
+    if cnt[k] <= 1.0:
+        h, cf, cs = _student_constants(0.0, L0, c0, a0)
+        return _student_nlp(X, i, m0, L0, h, cf, cs, work[1])
+    m_tmp = work[2]
+    L_tmp = work[3:]
+    _removed(i, k, X, c0, cnt, mean, chol, work[0], m_tmp, L_tmp)
+    h, cf, cs = _student_constants(cnt[k] - 1.0, L_tmp, c0, a0)
+    return _student_nlp(X, i, m_tmp, L_tmp, h, cf, cs, work[1])
 
 
 @njit(cache=True, inline="always")
@@ -212,13 +250,13 @@ def build(X: np.ndarray, prior: dict, cap: int):
     D = X.shape[1]
     L0 = np.linalg.cholesky(np.linalg.inv(prior["B0"])) if D else np.zeros((0, 0))
     return (np.ascontiguousarray(X), np.ascontiguousarray(prior["m0"]), prior["c0"], prior["a0"],
-            np.ascontiguousarray(L0), np.zeros((2, D)),
+            np.ascontiguousarray(L0), np.zeros((D + 3, D)),
             np.zeros(cap), np.zeros((cap, D)), np.zeros((cap, D, D)), np.zeros(cap), np.zeros(cap), np.zeros(cap))
 
 
 def empty(N: int, cap: int):
     """An unused block: zero columns, so the kernel's loops over it do nothing."""
-    return (np.zeros((N, 0)), np.zeros(0), 1.0, 1.0, np.zeros((0, 0)), np.zeros((2, 0)),
+    return (np.zeros((N, 0)), np.zeros(0), 1.0, 1.0, np.zeros((0, 0)), np.zeros((3, 0)),
             np.zeros(cap), np.zeros((cap, 0)), np.zeros((cap, 0, 0)), np.zeros(cap), np.zeros(cap), np.zeros(cap))
 
 
