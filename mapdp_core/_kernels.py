@@ -37,7 +37,7 @@ def reset_slots(lo, hi, cnt, logcnt, fams):
     """Put cluster slots lo..hi-1 in the prior state (no points)."""
     g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc = fams[0]
     n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const = fams[1]
-    w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const = fams[2]
+    w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1 = fams[2]
     b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0 = fams[3]
     c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA = fams[4]
     p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1 = fams[5]
@@ -48,7 +48,7 @@ def reset_slots(lo, hi, cnt, logcnt, fams):
         logcnt[k] = -np.inf
         _ga.reset(k, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
         _ng.reset(k, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
-        _nw.reset(k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const)
+        _nw.reset(k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
         _bb.reset(k, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
         _ca.reset(k, c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA)
         _po.reset(k, p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1)
@@ -62,7 +62,7 @@ def add_all(order, labels, cnt, logcnt, fams):
     visiting order, so that a run depends only on the sequence of rows it visits."""
     g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc = fams[0]
     n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const = fams[1]
-    w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const = fams[2]
+    w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1 = fams[2]
     b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0 = fams[3]
     c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA = fams[4]
     p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1 = fams[5]
@@ -74,7 +74,7 @@ def add_all(order, labels, cnt, logcnt, fams):
         sign = 1
         _ga.move(i, k, sign, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
         _ng.move(i, k, sign, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
-        _nw.move(i, k, sign, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const)
+        _nw.move(i, k, sign, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
         _bb.move(i, k, sign, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
         _ca.move(i, k, sign, c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA)
         _po.move(i, k, sign, p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1)
@@ -91,7 +91,7 @@ def point_terms(empty_slot, d_new, pconst, fams):
     data-only constants that every cluster's -ln f shares (ln x!, binomial coefficients)."""
     g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc = fams[0]
     n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const = fams[1]
-    w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const = fams[2]
+    w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1 = fams[2]
     b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0 = fams[3]
     c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA = fams[4]
     p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1 = fams[5]
@@ -101,7 +101,7 @@ def point_terms(empty_slot, d_new, pconst, fams):
     for i in range(d_new.shape[0]):
         d_new[i] = (_ga.nlp(i, k, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
                      + _ng.nlp(i, k, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
-                     + _nw.nlp(i, k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const)
+                     + _nw.nlp(i, k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
                      + _bb.nlp(i, k, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
                      + _ca.nlp(i, k, c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA)
                      + _po.nlp(i, k, p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1)
@@ -121,7 +121,7 @@ def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logc
     """
     g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc = fams[0]
     n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const = fams[1]
-    w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const = fams[2]
+    w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1 = fams[2]
     b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0 = fams[3]
     c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA = fams[4]
     p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1 = fams[5]
@@ -149,7 +149,7 @@ def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logc
                 log_nk = 0.0 if (first_sweep and k == 0) else math.log(n_without)
                 s = (_ga.nlp_loo(i, k, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
                  + _ng.nlp_loo(i, k, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
-                 + _nw.nlp_loo(i, k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const)
+                 + _nw.nlp_loo(i, k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
                  + _bb.nlp_loo(i, k, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
                  + _ca.nlp_loo(i, k, c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA)
                  + _po.nlp_loo(i, k, p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1)
@@ -161,7 +161,7 @@ def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logc
                 log_nk = 0.0 if (first_sweep and k == 0) else logcnt[k]
                 s = (_ga.nlp(i, k, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
                  + _ng.nlp(i, k, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
-                 + _nw.nlp(i, k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const)
+                 + _nw.nlp(i, k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
                  + _bb.nlp(i, k, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
                  + _ca.nlp(i, k, c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA)
                  + _po.nlp(i, k, p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1)
@@ -182,7 +182,7 @@ def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logc
         sign = -1
         _ga.move(i, k, sign, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
         _ng.move(i, k, sign, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
-        _nw.move(i, k, sign, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const)
+        _nw.move(i, k, sign, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
         _bb.move(i, k, sign, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
         _ca.move(i, k, sign, c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA)
         _po.move(i, k, sign, p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1)
@@ -197,7 +197,7 @@ def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logc
         sign = 1
         _ga.move(i, k, sign, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
         _ng.move(i, k, sign, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
-        _nw.move(i, k, sign, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const)
+        _nw.move(i, k, sign, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
         _bb.move(i, k, sign, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
         _ca.move(i, k, sign, c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA)
         _po.move(i, k, sign, p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1)
@@ -213,7 +213,7 @@ def log_marginals(K, fams, out):
     """ln p(X_k | theta0) for k < K, without the data-only constants."""
     g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc = fams[0]
     n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const = fams[1]
-    w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const = fams[2]
+    w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1 = fams[2]
     b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0 = fams[3]
     c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA = fams[4]
     p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1 = fams[5]
@@ -222,7 +222,7 @@ def log_marginals(K, fams, out):
     for k in range(K):
         out[k] = (_ga.logml(k, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
                   + _ng.logml(k, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
-                  + _nw.logml(k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const)
+                  + _nw.logml(k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
                   + _bb.logml(k, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
                   + _ca.logml(k, c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA)
                   + _po.logml(k, p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1)
@@ -235,7 +235,7 @@ def cluster_nlp(i, K, fams, out):
     """-ln f(x_i | theta_k) for k < K with the current statistics (no removal)."""
     g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc = fams[0]
     n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const = fams[1]
-    w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const = fams[2]
+    w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1 = fams[2]
     b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0 = fams[3]
     c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA = fams[4]
     p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1 = fams[5]
@@ -244,7 +244,7 @@ def cluster_nlp(i, K, fams, out):
     for k in range(K):
         out[k] = (_ga.nlp(i, k, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
                      + _ng.nlp(i, k, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
-                     + _nw.nlp(i, k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const)
+                     + _nw.nlp(i, k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
                      + _bb.nlp(i, k, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
                      + _ca.nlp(i, k, c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA)
                      + _po.nlp(i, k, p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1)

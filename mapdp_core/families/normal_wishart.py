@@ -38,7 +38,7 @@ from numba import njit
 from ._common import LOG_PI, WITHIN_FRACTION, observed_columns
 
 NAME = "normal_wishart"
-# fam = (X, m0, c0, a0, L0, work, | cnt, mean, chol, half_exp, coef, const)
+# fam = (X, m0, c0, a0, L0, work, | cnt, mean, chol, half_exp, coef, const, const_without_one)
 N_FIXED = 6
 
 
@@ -89,12 +89,24 @@ def _student_nlp(X, i, m, L, hexp, coef, const, y):
 
 
 @njit(cache=True, inline="always")
-def _refresh(k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const):
+def _refresh(k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const, const1):
     hexp[k], coef[k], const[k] = _student_constants(cnt[k], chol[k], c0, a0)
+    n = cnt[k]
+    if n >= 2.0:
+        # the constant of the same cluster without one point, but with THIS cluster's
+        # log-determinant: nlp_loo adds the determinant-lemma correction per point
+        D = X.shape[1]
+        c = c0 + n
+        nu1 = a0 + n - D
+        logdet_half = 0.0
+        for d in range(D):
+            logdet_half += math.log(chol[k, d, d])
+        const1[k] = (math.lgamma(0.5 * nu1) - math.lgamma(0.5 * (nu1 + D))
+                     + 0.5 * D * (LOG_PI + math.log(c / (c - 1.0))) + logdet_half)
 
 
 @njit(cache=True, inline="always")
-def reset(k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const):
+def reset(k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const, const1):
     D = X.shape[1]
     if D == 0:
         return
@@ -103,7 +115,7 @@ def reset(k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const):
         mean[k, a] = m0[a]
         for b in range(D):
             chol[k, a, b] = L0[a, b]
-    _refresh(k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const)
+    _refresh(k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const, const1)
 
 
 @njit(cache=True, inline="always")
@@ -124,7 +136,7 @@ def _removed(i, k, X, c0, cnt, mean, chol, v, m_out, L_out):
 
 
 @njit(cache=True, inline="always")
-def move(i, k, sign, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const):
+def move(i, k, sign, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const, const1):
     D = X.shape[1]
     if D == 0:
         return
@@ -139,23 +151,23 @@ def move(i, k, sign, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const
         _chol_rank1(chol[k], v, 1.0)
         cnt[k] += 1.0
     elif cnt[k] <= 1.0:
-        reset(k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const)
+        reset(k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const, const1)
         return
     else:
         _removed(i, k, X, c0, cnt, mean, chol, work[0], mean[k], chol[k])
         cnt[k] -= 1.0
-    _refresh(k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const)
+    _refresh(k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const, const1)
 
 
 @njit(cache=True, inline="always")
-def nlp(i, k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const):
+def nlp(i, k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const, const1):
     if X.shape[1] == 0:
         return 0.0
     return _student_nlp(X, i, mean[k], chol[k], hexp[k], coef[k], const[k], work[1])
 
 
 @njit(cache=True, inline="always")
-def nlp_loo(i, k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const):
+def nlp_loo(i, k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const, const1):
     """nlp of row i under cluster k with row i left out, in scratch space (O(D^2))."""
     D = X.shape[1]
     if D == 0:
@@ -163,6 +175,25 @@ def nlp_loo(i, k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const):
     if cnt[k] <= 1.0:
         h, cf, cs = _student_constants(0.0, L0, c0, a0)
         return _student_nlp(X, i, m0, L0, h, cf, cs, work[1])
+    # Fast path. With T' = T - a u u^T, u = x - m, a = c/(c-1) and z = L^-1 u, q = |z|^2:
+    # |T'| = |T| (1 - a q) (matrix determinant lemma), x - m' = a u, and by
+    # Sherman-Morrison c'/(c'+1) (x - m')^T T'^-1 (x - m') = a q / (1 - a q). One forward
+    # solve, as for any other cluster. When the point dominates its cluster (a q >= 1/2)
+    # 1 - a q loses digits, so we downdate a copy of L instead.
+    c = c0 + cnt[k]
+    a = c / (c - 1.0)
+    y = work[1]
+    q = 0.0
+    for r in range(D):
+        s = X[i, r] - mean[k, r]
+        for b in range(r):
+            s -= chol[k, r, b] * y[b]
+        y[r] = s / chol[k, r, r]
+        q += y[r] * y[r]
+    aq = a * q
+    if aq < 0.5:
+        nu1 = a0 + cnt[k] - D
+        return 0.5 * (nu1 + D) * math.log1p(aq / (1.0 - aq)) + const1[k] + 0.5 * math.log1p(-aq)
     m_tmp = work[2]
     L_tmp = work[3:]
     _removed(i, k, X, c0, cnt, mean, chol, work[0], m_tmp, L_tmp)
@@ -179,7 +210,7 @@ def _log_multigamma_half(a, D):
 
 
 @njit(cache=True, inline="always")
-def logml(k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const):
+def logml(k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const, const1):
     D = X.shape[1]
     n = cnt[k]
     if D == 0 or n <= 0.0:
@@ -251,13 +282,15 @@ def build(X: np.ndarray, prior: dict, cap: int):
     L0 = np.linalg.cholesky(np.linalg.inv(prior["B0"])) if D else np.zeros((0, 0))
     return (np.ascontiguousarray(X), np.ascontiguousarray(prior["m0"]), prior["c0"], prior["a0"],
             np.ascontiguousarray(L0), np.zeros((D + 3, D)),
-            np.zeros(cap), np.zeros((cap, D)), np.zeros((cap, D, D)), np.zeros(cap), np.zeros(cap), np.zeros(cap))
+            np.zeros(cap), np.zeros((cap, D)), np.zeros((cap, D, D)), np.zeros(cap), np.zeros(cap), np.zeros(cap),
+            np.zeros(cap))
 
 
 def empty(N: int, cap: int):
     """An unused block: zero columns, so the kernel's loops over it do nothing."""
     return (np.zeros((N, 0)), np.zeros(0), 1.0, 1.0, np.zeros((0, 0)), np.zeros((3, 0)),
-            np.zeros(cap), np.zeros((cap, 0)), np.zeros((cap, 0, 0)), np.zeros(cap), np.zeros(cap), np.zeros(cap))
+            np.zeros(cap), np.zeros((cap, 0)), np.zeros((cap, 0, 0)), np.zeros(cap), np.zeros(cap), np.zeros(cap),
+            np.zeros(cap))
 
 
 def summary(fam, K: int):
