@@ -130,6 +130,8 @@ def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logc
     cap = cnt.shape[0]
     score_sum = 0.0
     n_changed = 0
+    nw_only = (w_X.shape[1] > 0 and g_X.shape[1] + n_X.shape[1] + b_X.shape[1] + c_X.shape[1]
+               + p_X.shape[1] + e_X.shape[1] + q_X.shape[1] == 0)
     for t in range(start, order.shape[0]):
         if K >= cap:
             return t, K, score_sum, n_changed
@@ -138,28 +140,29 @@ def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logc
         n_without = cnt[k_old] - 1.0
         best = np.inf
         best_k = K
+        # Appendix B: on the first sweep the initial cluster counts as 1, or its
+        # reinforcement would stop any new cluster from opening.
+        if n_without > 0.0:  # otherwise N_k^{-i} = 0 and the score is +inf
+            # the point's own cluster, scored without the point in scratch space, so that
+            # statistics change only when the point moves; scored first, so that clusters
+            # which cannot beat it can be skipped
+            log_nk = 0.0 if (first_sweep and k_old == 0) else math.log(n_without)
+            best = (_ga.nlp_loo(i, k_old, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
+                 + _ng.nlp_loo(i, k_old, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
+                 + _nw.nlp_loo(i, k_old, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
+                 + _bb.nlp_loo(i, k_old, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
+                 + _ca.nlp_loo(i, k_old, c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA)
+                 + _po.nlp_loo(i, k_old, p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1)
+                 + _ex.nlp_loo(i, k_old, e_X, e_a0, e_b0, e_cnt, e_total, e_alpha, e_beta, e_lc)
+                 + _ge.nlp_loo(i, k_old, q_X, q_a0, q_b0, q_cnt, q_total, q_lc, q_beta, q_apb)) - log_nk
+            best_k = k_old
         for k in range(K):
-            # Appendix B: on the first sweep the initial cluster counts as 1, or its
-            # reinforcement would stop any new cluster from opening.
-            if k == k_old:
-                # the point's own cluster, scored without the point: computed in scratch
-                # space so that the statistics change only when the point moves
-                if n_without <= 0.0:  # it would be empty: N_k^{-i} = 0, score +inf
-                    continue
-                log_nk = 0.0 if (first_sweep and k == 0) else math.log(n_without)
-                s = (_ga.nlp_loo(i, k, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
-                 + _ng.nlp_loo(i, k, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
-                 + _nw.nlp_loo(i, k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
-                 + _bb.nlp_loo(i, k, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
-                 + _ca.nlp_loo(i, k, c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA)
-                 + _po.nlp_loo(i, k, p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1)
-                 + _ex.nlp_loo(i, k, e_X, e_a0, e_b0, e_cnt, e_total, e_alpha, e_beta, e_lc)
-                 + _ge.nlp_loo(i, k, q_X, q_a0, q_b0, q_cnt, q_total, q_lc, q_beta, q_apb)) - log_nk
-            else:
-                if cnt[k] <= 0.0:  # emptied during this sweep: score +inf
-                    continue
-                log_nk = 0.0 if (first_sweep and k == 0) else logcnt[k]
-                s = (_ga.nlp(i, k, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
+            if k == k_old or cnt[k] <= 0.0:  # cnt 0: emptied during this sweep, score +inf
+                continue
+            log_nk = 0.0 if (first_sweep and k == 0) else logcnt[k]
+            if nw_only and w_const[k] - log_nk > best:
+                continue  # the Student-t's value at its mode already loses (log1p(.) >= 0)
+            s = (_ga.nlp(i, k, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
                  + _ng.nlp(i, k, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
                  + _nw.nlp(i, k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
                  + _bb.nlp(i, k, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
@@ -167,7 +170,7 @@ def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logc
                  + _po.nlp(i, k, p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1)
                  + _ex.nlp(i, k, e_X, e_a0, e_b0, e_cnt, e_total, e_alpha, e_beta, e_lc)
                  + _ge.nlp(i, k, q_X, q_a0, q_b0, q_cnt, q_total, q_lc, q_beta, q_apb)) - log_nk
-            if s < best:  # strict: ties go to the lowest index
+            if s < best or (s == best and k < best_k):  # ties go to the lowest index
                 best = s
                 best_k = k
         s_new = d_new[i] - log_n0
