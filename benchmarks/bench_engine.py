@@ -16,7 +16,6 @@ Timing rules (shared/TESTING.md): numba is warmed up first; any measurement unde
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import platform
 import statistics

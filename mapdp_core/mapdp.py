@@ -208,20 +208,23 @@ class MAPDP(ClusterMixin, BaseEstimator):
                   for _ in range(n_runs)]
 
         def one(order):
-            states = list(_run(parsed, float(self.N0), order, float(self.tol), int(self.max_iter)))
-            return states
+            """Final state and per-sweep histories of one restart (not every labelling)."""
+            objectives, joints = [], []
+            for state in _run(parsed, float(self.N0), order, float(self.tol), int(self.max_iter)):
+                objectives.append(state.objective)
+                joints.append(state.neg_log_joint)
+            return state, objectives, joints
 
         if n_runs == 1:
             runs = [one(orders[0])]
         else:
             runs = Parallel(n_jobs=self.n_jobs, prefer="threads")(delayed(one)(o) for o in orders)
-        finals = np.array([r[-1].neg_log_joint for r in runs])
-        best = runs[int(np.argmin(finals))]
-        last = best[-1]
+        finals = np.array([r[0].neg_log_joint for r in runs])
+        last, objectives, joints = runs[int(np.argmin(finals))]
         self.labels_ = np.array(last.labels)
         self.n_clusters_ = last.n_clusters
-        self.objective_history_ = [s.objective for s in best]
-        self.neg_log_joint_history_ = [s.neg_log_joint for s in best]
+        self.objective_history_ = objectives
+        self.neg_log_joint_history_ = joints
         self.neg_log_joint_ = last.neg_log_joint
         self.n_iter_ = last.iteration
         self.converged_ = last.converged

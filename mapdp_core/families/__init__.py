@@ -1,12 +1,15 @@
 """Likelihood families, each a module with one contract (DESIGN.md, convention 3).
 
-Numba side (module-level ``@njit(cache=True)``, taking the family's tuple ``fam`` whose
-first ``N_FIXED`` entries are the data and prior arrays and the rest per-cluster arrays
-with the cluster on axis 0): ``reset(k, fam)`` puts slot k in the prior state;
-``move(i, k, sign, fam)`` adds (+1) or removes (-1) row i's statistics;
-``nlp(i, k, fam)`` is -ln f(x_i | theta_k) up to data-only constants;
-``logml(k, fam)`` is ln p(X_k | theta0) up to the same constants; optional
-``pconst(i, fam)`` returns those data-only constants for row i.
+Numba side: module-level ``@njit(cache=True, inline="always")`` functions whose
+arguments after the indices are the family's arrays, in the order of the tuple that
+``build`` returns (the first ``N_FIXED`` entries are data and prior, the rest per-cluster
+arrays with the cluster on axis 0; see the layout comment in each module):
+``reset(k, ...)`` puts slot k in the prior state; ``move(i, k, sign, ...)`` adds (+1) or
+removes (-1) row i's statistics; ``nlp(i, k, ...)`` is -ln f(x_i | theta_k) up to
+data-only constants; ``nlp_loo(i, k, ...)`` the same with row i left out of cluster k,
+without changing k; ``logml(k, ...)`` is ln p(X_k | theta0) up to the same constants;
+optional ``pconst(i, ...)`` returns those data-only constants for row i. The kernels in
+``_kernels.py`` unpack each tuple once and pass the arrays explicitly (see there why).
 
 Python side: ``check_data``, ``default_prior`` (empirical Bayes, formulas in each module's
 docstring), ``resolve_prior`` (user values over defaults, validated), ``build`` and

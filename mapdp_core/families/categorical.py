@@ -167,7 +167,7 @@ def build(X: np.ndarray, prior: dict, cap: int):
 
 def summary(fam, K: int):
     """Predictive category probabilities: one (K, L_j) array per column."""
-    alpha0, off, A0, cnt, counts = fam[1], fam[2], fam[3], fam[4][:K], fam[5][:K]
+    alpha0, off, counts = fam[1], fam[2], fam[5][:K]
     out = []
     for d in range(len(off) - 1):
         a = alpha0[off[d]:off[d + 1]] + counts[:, off[d]:off[d + 1]]
