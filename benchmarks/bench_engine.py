@@ -273,7 +273,10 @@ def main(argv=None) -> int:
     for n in sizes:
         for d in dims:
             X, y = get_data(args.scenario, n, d, args.seed)
-            for lik in ("normal_wishart", "spherical_gaussian"):
+            # The spherical model (one known variance for every coordinate) is run at D = 2
+            # only: on the D = 10 embedding it tiles the elongated clusters with hundreds of
+            # small ones (K = 286 at N = 4000), which says nothing about the engine's speed.
+            for lik in ("normal_wishart", "spherical_gaussian") if d == 2 else ("normal_wishart",):
                 row, _ = run_mapdp(X, y, lik, args.max_iter)
                 rows.append(row)
                 walls[(row.method, d, n)] = row.wall

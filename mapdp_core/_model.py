@@ -13,14 +13,12 @@ import numpy as np
 from scipy.special import gammaln
 
 from . import _kernels
-from .families import KERNEL_SLOTS, beta_binomial, categorical, exponential, gaussian_known, geometric
+from .families import FAMILIES, KERNEL_SLOTS, beta_binomial, categorical, exponential, gaussian_known, geometric
 from .families import normal_gamma, normal_wishart, poisson
 from .spec import ParsedData
 
-_SLOT_OF = {
-    "spherical_gaussian": 0, "gaussian_known_cov": 0, "normal_gamma": 1, "normal_wishart": 2,
-    "bernoulli": 3, "binomial": 3, "categorical": 4, "poisson": 5, "exponential": 6, "geometric": 7,
-}
+#: family name -> position of its kernel module in the ``fams`` tuple
+_SLOT_OF = {name: KERNEL_SLOTS.index(module) for name, (kind, module) in FAMILIES.items()}
 
 
 def _concat_vectors(priors, key):

@@ -70,6 +70,16 @@ def count_sum_move(x, k, d, sign, cnt, total):
 
 
 @njit(cache=True, inline="always")
+def count_sum_without(x, k, d, cnt, total):
+    """(count, sum) of cluster k's column d without one observation x, as count_sum_move(-1)
+    would leave them, but without changing them (for leave-one-out scores)."""
+    n = cnt[k, d] - 1.0
+    if n <= 0.0:
+        return 0.0, 0.0
+    return n, total[k, d] - x
+
+
+@njit(cache=True, inline="always")
 def log_beta(a, b):
     return math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
 

@@ -18,7 +18,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ._common import as_column_vector, count_sum_move, log_beta, observed_columns, require_positive
+from ._common import count_sum_without, as_column_vector, count_sum_move, log_beta, observed_columns, require_positive
 
 BERNOULLI = "bernoulli"
 BINOMIAL = "binomial"
@@ -77,10 +77,7 @@ def nlp_loo(i, k, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
         x = X[i, d]
         if math.isnan(x):
             continue
-        n = cnt[k, d] - 1.0
-        t = total[k, d] - x if n > 0.0 else 0.0
-        if n < 0.0:
-            n = 0.0
+        n, t = count_sum_without(x, k, d, cnt, total)
         a = a0[d] + t
         b = b0[d] + ntr[d] * n - t
         if ntr[d] == 1.0:

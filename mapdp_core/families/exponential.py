@@ -14,7 +14,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ._common import check_counts, count_sum_move, resolve_vector_prior
+from ._common import count_sum_without, check_counts, count_sum_move, resolve_vector_prior
 
 NAME = "exponential"
 # fam = (X, a0, b0, | cnt, total, alpha, beta, log_const)
@@ -66,10 +66,7 @@ def nlp_loo(i, k, X, a0, b0, cnt, total, alpha, beta, lc):
         x = X[i, d]
         if math.isnan(x):
             continue
-        n = cnt[k, d] - 1.0
-        t = total[k, d] - x if n > 0.0 else 0.0
-        if n < 0.0:
-            n = 0.0
+        n, t = count_sum_without(x, k, d, cnt, total)
         a = a0[d] + n
         b = b0[d] + t
         out += (a + 1.0) * math.log(x + b) - (math.log(a) + a * math.log(b))

@@ -15,7 +15,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ._common import check_counts, count_sum_move, log_beta, resolve_vector_prior
+from ._common import count_sum_without, check_counts, count_sum_move, log_beta, resolve_vector_prior
 
 NAME = "geometric"
 # fam = (X, a0, b0, | cnt, total, log_const, beta, alpha_plus_beta)
@@ -67,10 +67,7 @@ def nlp_loo(i, k, X, a0, b0, cnt, total, lc, beta, apb):
         x = X[i, d]
         if math.isnan(x):
             continue
-        n = cnt[k, d] - 1.0
-        t = total[k, d] - x if n > 0.0 else 0.0
-        if n < 0.0:
-            n = 0.0
+        n, t = count_sum_without(x, k, d, cnt, total)
         a = a0[d] + n
         b = b0[d] + t
         out -= (math.log(a) - math.lgamma(b) + math.lgamma(a + b)) + math.lgamma(b + x) - math.lgamma(a + b + x + 1.0)

@@ -15,7 +15,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ._common import check_counts, count_sum_move, resolve_vector_prior
+from ._common import count_sum_without, check_counts, count_sum_move, resolve_vector_prior
 
 NAME = "poisson"
 # fam = (X, a0, b0, | cnt, total, alpha, lg_alpha, alpha_log_p, log_b1)
@@ -68,10 +68,7 @@ def nlp_loo(i, k, X, a0, b0, cnt, total, alpha, lga, alp, lb1):
         x = X[i, d]
         if math.isnan(x):
             continue
-        n = cnt[k, d] - 1.0
-        t = total[k, d] - x if n > 0.0 else 0.0
-        if n < 0.0:
-            n = 0.0
+        n, t = count_sum_without(x, k, d, cnt, total)
         a = a0[d] + t
         b = b0[d] + n
         out -= math.lgamma(a + x) - math.lgamma(a) + a * math.log(b / (b + 1.0)) - x * math.log(b + 1.0)
