@@ -112,12 +112,18 @@ def point_terms(empty_slot, d_new, pconst, fams):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logcnt, fams):
+def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logcnt, fams,
+          uniforms, scores):
     """One Gauss-Seidel sweep over ``order[start:]``; mutates labels and statistics.
+
+    MAP-DP takes the argmin of the scores d_ik - ln N_k^{-i}. With ``uniforms`` of length
+    N (one U(0, 1) draw per row), the sweep is instead a collapsed Gibbs sweep (Neal 2000,
+    Algorithm 3): z_i is drawn with probability proportional to exp(-score), using
+    ``scores`` (length >= capacity + 1) as scratch space.
 
     Returns ``(stop, K, score_sum, n_changed)``. ``stop < len(order)`` means the cluster
     arrays are full: grow them and call again from ``stop``. ``score_sum`` adds up the
-    winning score d_ik - ln N_k^{-i} (plus data-only constants) of each visited row.
+    chosen score (plus data-only constants) of each visited row.
     """
     g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc = fams[0]
     n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const = fams[1]
@@ -130,7 +136,8 @@ def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logc
     cap = cnt.shape[0]
     score_sum = 0.0
     n_changed = 0
-    nw_only = (w_X.shape[1] > 0 and g_X.shape[1] + n_X.shape[1] + b_X.shape[1] + c_X.shape[1]
+    sample = uniforms.shape[0] > 0
+    nw_only = (not sample and w_X.shape[1] > 0 and g_X.shape[1] + n_X.shape[1] + b_X.shape[1] + c_X.shape[1]
                + p_X.shape[1] + e_X.shape[1] + q_X.shape[1] == 0)
     for t in range(start, order.shape[0]):
         if K >= cap:
@@ -156,6 +163,10 @@ def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logc
                  + _ex.nlp_loo(i, k_old, e_X, e_a0, e_b0, e_cnt, e_total, e_alpha, e_beta, e_lc)
                  + _ge.nlp_loo(i, k_old, q_X, q_a0, q_b0, q_cnt, q_total, q_lc, q_beta, q_apb)) - log_nk
             best_k = k_old
+        if sample:
+            for k in range(K + 1):
+                scores[k] = np.inf
+            scores[k_old] = best
         for k in range(K):
             if k == k_old or cnt[k] <= 0.0:  # cnt 0: emptied during this sweep, score +inf
                 continue
@@ -170,6 +181,8 @@ def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logc
                  + _po.nlp(i, k, p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1)
                  + _ex.nlp(i, k, e_X, e_a0, e_b0, e_cnt, e_total, e_alpha, e_beta, e_lc)
                  + _ge.nlp(i, k, q_X, q_a0, q_b0, q_cnt, q_total, q_lc, q_beta, q_apb)) - log_nk
+            if sample:
+                scores[k] = s
             if s < best or (s == best and k < best_k):  # ties go to the lowest index
                 best = s
                 best_k = k
@@ -177,6 +190,20 @@ def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logc
         if s_new < best:
             best = s_new
             best_k = K
+        if sample:
+            scores[K] = s_new
+            # p_k proportional to exp(-(score_k - best)); inverse CDF with this row's draw
+            total = 0.0
+            for k in range(K + 1):
+                total += math.exp(best - scores[k])
+            target = uniforms[i] * total
+            acc = 0.0
+            for k in range(K + 1):
+                acc += math.exp(best - scores[k])
+                if acc >= target and scores[k] < np.inf:
+                    best_k = k
+                    break
+            best = scores[best_k]
         score_sum += best + pconst[i]
         if best_k == k_old:
             continue

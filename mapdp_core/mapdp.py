@@ -21,6 +21,9 @@ from .spec import ParsedData, parse
 from .state import SweepState
 
 
+_NO_SAMPLING = np.zeros(0)  # empty uniforms: the sweep takes the argmin (MAP-DP)
+
+
 def _check_params(N0, tol, max_iter) -> None:
     if isinstance(N0, bool) or not isinstance(N0, numbers.Real) or not math.isfinite(N0) or N0 <= 0:
         raise ValueError(f"N0 (the concentration, or prior count) must be a finite number > 0, got {N0!r}.")
@@ -39,7 +42,10 @@ def _check_order(order, N: int) -> np.ndarray:
     return np.ascontiguousarray(o, dtype=np.int64)
 
 
-def _run(parsed: ParsedData, N0: float, order: np.ndarray, tol: float, max_iter: int) -> Iterator[SweepState]:
+def _run(parsed: ParsedData, N0: float, order: np.ndarray, tol: float, max_iter: int,
+         rng: np.random.Generator | None = None) -> Iterator[SweepState]:
+    """The sweep loop shared by MAP-DP and, when ``rng`` is given, collapsed Gibbs sampling
+    (which runs all ``max_iter`` sweeps: a sampler does not converge to a point)."""
     t0 = time.perf_counter()
     model = ModelData(parsed)
     N = model.N
@@ -49,9 +55,12 @@ def _run(parsed: ParsedData, N0: float, order: np.ndarray, tol: float, max_iter:
     E_old = math.inf
     for iteration in range(1, max_iter + 1):
         start, score, changed = 0, 0.0, 0
+        uniforms = rng.random(N) if rng is not None else _NO_SAMPLING
         while True:
+            scores = np.empty(model.capacity + 1) if rng is not None else _NO_SAMPLING
             stop, K, s, c = _kernels.sweep(order, start, labels, K, iteration == 1, log_n0,
-                                           model.d_new, model.pconst, model.cnt, model.logcnt, model.fams)
+                                           model.d_new, model.pconst, model.cnt, model.logcnt, model.fams,
+                                           uniforms, scores)
             score += s
             changed += c
             if stop == N:
@@ -61,12 +70,13 @@ def _run(parsed: ParsedData, N0: float, order: np.ndarray, tol: float, max_iter:
         K = model.compact(labels, K)
         sizes = model.cnt[:K]
         E = score - K * log_n0 - float(gammaln(sizes).sum())
-        converged = abs(E_old - E) < tol
+        converged = rng is None and abs(E_old - E) < tol
         yield SweepState(
             iteration=iteration, labels=labels, n_clusters=K, objective=E,
             neg_log_joint=model.neg_log_joint(K, N0), n_changed=changed,
             cluster_sizes=sizes.astype(np.int64), summaries=model.summaries(K),
             elapsed=time.perf_counter() - t0, converged=converged,
+            algorithm="MAP-DP" if rng is None else "Gibbs",
         )
         if converged:
             return
