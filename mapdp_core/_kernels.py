@@ -280,3 +280,39 @@ def cluster_nlp(i, K, fams, out):
                      + _po.nlp(i, k, p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1)
                      + _ex.nlp(i, k, e_X, e_a0, e_b0, e_cnt, e_total, e_alpha, e_beta, e_lc)
                      + _ge.nlp(i, k, q_X, q_a0, q_b0, q_cnt, q_total, q_lc, q_beta, q_apb))
+
+
+@njit(cache=True, _nrt=False)
+def score_rows(K, empty_slot, fams, nlp_out, d_new, pconst):
+    """For every row of the data in ``fams`` (new rows, fitted statistics): -ln f(x | theta_k)
+    for k < K into ``nlp_out`` (rows x K), the prior predictive into ``d_new`` and the
+    data-only constants into ``pconst``. ``empty_slot`` must be a slot in the prior state."""
+    g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc = fams[0]
+    n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const = fams[1]
+    w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1 = fams[2]
+    b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0 = fams[3]
+    c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA = fams[4]
+    p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1 = fams[5]
+    e_X, e_a0, e_b0, e_cnt, e_total, e_alpha, e_beta, e_lc = fams[6]
+    q_X, q_a0, q_b0, q_cnt, q_total, q_lc, q_beta, q_apb = fams[7]
+    for i in range(d_new.shape[0]):
+        for k in range(K):
+            nlp_out[i, k] = (_ga.nlp(i, k, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
+                              + _ng.nlp(i, k, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
+                              + _nw.nlp(i, k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
+                              + _bb.nlp(i, k, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
+                              + _ca.nlp(i, k, c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA)
+                              + _po.nlp(i, k, p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1)
+                              + _ex.nlp(i, k, e_X, e_a0, e_b0, e_cnt, e_total, e_alpha, e_beta, e_lc)
+                              + _ge.nlp(i, k, q_X, q_a0, q_b0, q_cnt, q_total, q_lc, q_beta, q_apb))
+        k = empty_slot
+        d_new[i] = (_ga.nlp(i, k, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
+                    + _ng.nlp(i, k, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
+                    + _nw.nlp(i, k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
+                    + _bb.nlp(i, k, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
+                    + _ca.nlp(i, k, c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA)
+                    + _po.nlp(i, k, p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1)
+                    + _ex.nlp(i, k, e_X, e_a0, e_b0, e_cnt, e_total, e_alpha, e_beta, e_lc)
+                    + _ge.nlp(i, k, q_X, q_a0, q_b0, q_cnt, q_total, q_lc, q_beta, q_apb))
+        pconst[i] = (_bb.pconst(i, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
+                      + _po.pconst(i, p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1))

@@ -122,6 +122,30 @@ class ModelData:
             self._rebuild(keep, self.capacity)
         return len(keep)
 
+    def score_rows(self, M: np.ndarray, K: int):
+        """For new rows M (same columns as the training data): -ln f(x | theta_k) for the K
+        fitted clusters (rows x K) and the prior predictive -ln f(x | theta0), each with the
+        data-only constants, from the fitted statistics (PLOS Appendix E)."""
+        if self.capacity <= K:  # a slot in the prior state scores the "new cluster" option
+            self.grow(K)
+        per_slot = {s: [] for s in range(8)}
+        for block in self.parsed.blocks:
+            per_slot[_SLOT_OF[block.family]].append(block)
+        new_x = []
+        for slot, blocks in per_slot.items():
+            if slot == 0:
+                parts = [M[:, b.columns] @ t.to_y.T for b, t in zip(blocks, self.transforms)]
+            else:
+                parts = [M[:, b.columns] for b in blocks]
+            width = self.fams[slot][0].shape[1]
+            new_x.append(np.ascontiguousarray(np.hstack(parts)) if parts else np.zeros((len(M), width)))
+        fams = tuple((x,) + fam[1:] for x, fam in zip(new_x, self.fams))
+        nlp = np.empty((len(M), K))
+        d_prior, pconst = np.empty(len(M)), np.empty(len(M))
+        _kernels.score_rows(K, K, fams, nlp, d_prior, pconst)
+        pconst += sum(t.log_jacobian for t in self.transforms)
+        return nlp + pconst[:, None], d_prior + pconst
+
     def neg_log_joint(self, K: int, n0: float) -> float:
         """Exact -ln p(X, z | N0, theta0) = -ln CRP(z; N0) - sum_k ln p(X_k | theta0)."""
         sizes = self.cnt[:K]

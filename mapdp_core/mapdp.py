@@ -245,7 +245,55 @@ class MAPDP(ClusterMixin, BaseEstimator):
         self.n_features_in_ = parsed.X.shape[1]
         if hasattr(X, "columns"):
             self.feature_names_in_ = np.asarray(parsed.names, dtype=object)
+        # the fitted statistics, for prediction (Appendix E)
+        self._parsed = parsed
+        self._model = ModelData(parsed)
+        self._model.start(self.labels_.astype(np.int64).copy())
         return self
+
+    #: label that ``predict`` gives a row for which a new cluster is the most probable
+    NEW_CLUSTER = -1
+
+    def _log_weights(self, X):
+        """ln N_k - (-ln f(x | theta_k)) for the K clusters and, last, ln N0 + ln f(x | theta0)."""
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "labels_")
+        from .spec import parse_rows
+
+        M = parse_rows(X, self._parsed)
+        nlp, nlp_prior = self._model.score_rows(M, self.n_clusters_)
+        logw = np.empty((len(M), self.n_clusters_ + 1))
+        logw[:, :-1] = np.log(self.cluster_sizes_)[None, :] - nlp
+        logw[:, -1] = math.log(self.N0) - nlp_prior
+        return logw
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Posterior probability of each fitted cluster and, in the last column, of a new
+        cluster, for each new row: p(z = k | x) proportional to N_k f(x | theta_k) and
+        N0 f(x | theta0) (PLOS Appendix E). Missing values are marginalised."""
+        logw = self._log_weights(X)
+        logw -= logw.max(axis=1, keepdims=True)
+        w = np.exp(logw)
+        return w / w.sum(axis=1, keepdims=True)
+
+    def predict(self, X) -> np.ndarray:
+        """MAP cluster of each new row (PLOS Appendix E, eq 34); ``NEW_CLUSTER`` (-1) where a
+        new cluster is the most probable."""
+        logw = self._log_weights(X)
+        best = np.argmax(logw, axis=1)
+        return np.where(best == self.n_clusters_, self.NEW_CLUSTER, best)
+
+    def score_samples(self, X) -> np.ndarray:
+        """ln p(x | X, z, N0): the mixture predictive density of eq 33, sum_k N_k/(N0+N)
+        f(x | theta_k) + N0/(N0+N) f(x | theta0), for each new row."""
+        logw = self._log_weights(X)
+        top = logw.max(axis=1)
+        return top + np.log(np.exp(logw - top[:, None]).sum(axis=1)) - math.log(self.N0 + len(self.labels_))
+
+    def score(self, X, y=None) -> float:
+        """Mean held-out log predictive density (for cross-validation of N0 and priors)."""
+        return float(np.mean(self.score_samples(X)))
 
     def fit_predict(self, X, y=None):
         return self.fit(X).labels_

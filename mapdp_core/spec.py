@@ -177,3 +177,48 @@ def parse(X, likelihood, prior=None) -> ParsedData:
         resolved = module.resolve_prior(_prior_for(prior, likelihood, key, fam), sub, sub_names, fam)
         blocks.append(Block(fam, cols, sub_names, resolved, {n: categories[n] for n in text}))
     return ParsedData(M, names, blocks, categories)
+
+
+def parse_rows(X, fitted: ParsedData) -> np.ndarray:
+    """New rows as the numeric matrix of a fitted model: same columns, same category codes,
+    each column checked against its family and fitted hyperparameters. NaN = missing."""
+    names = fitted.names
+    if isinstance(X, pd.Series):
+        X = X.to_frame().T if X.index.astype(str).isin(names).all() else X.to_frame()
+    if isinstance(X, pd.DataFrame):
+        cols = [str(c) for c in X.columns]
+        missing = [n for n in names if n not in cols]
+        if missing:
+            raise ValueError(f"new rows lack the column(s) {missing} the model was fitted on.")
+        M = np.empty((len(X), len(names)))
+        for j, name in enumerate(names):
+            s = X[X.columns[cols.index(name)]]
+            if name in fitted.categories:
+                lookup = {label: code for code, label in enumerate(fitted.categories[name])}
+                unknown = sorted({str(v) for v in s.dropna() if v not in lookup})
+                if unknown:
+                    raise ValueError(
+                        f"column '{name}' has categories {unknown[:5]} not seen when fitting "
+                        f"(known: {fitted.categories[name][:10]}); leave them empty (missing) instead."
+                    )
+                M[:, j] = [lookup[v] if v in lookup else np.nan for v in s.where(s.notna(), None)]
+            elif pd.api.types.is_bool_dtype(s) or pd.api.types.is_numeric_dtype(s):
+                M[:, j] = pd.to_numeric(s, errors="coerce").astype(float).to_numpy()
+            else:
+                raise TypeError(f"column '{name}' holds text but was numeric when the model was fitted.")
+    else:
+        M, _, _ = to_matrix(X)
+        if M.shape[1] != len(names):
+            raise ValueError(f"new rows have {M.shape[1]} columns; the model was fitted on {len(names)}.")
+    if M.shape[0] == 0:
+        raise ValueError("no rows to predict.")
+    for block in fitted.blocks:
+        module = FAMILIES[block.family][1]
+        sub = M[:, block.columns]
+        if block.family == "categorical":
+            module.check_data(sub, block.names, block.family, [a.size for a in block.prior["alpha0"]])
+        elif block.family == "binomial":
+            module.check_data(sub, block.names, block.family, block.prior["n"])
+        else:
+            module.check_data(sub, block.names, block.family)
+    return np.ascontiguousarray(M)
