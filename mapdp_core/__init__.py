@@ -3,8 +3,18 @@ from ._config import ensure_numba_cache_dir
 
 ensure_numba_cache_dir()
 
+from .dpmeans import DPMeans, LambdaSearch, dp_means, dpmeans_lambda_for_k  # noqa: E402
 from .families import FAMILIES  # noqa: E402
+from .gibbs import CollapsedGibbs, collapsed_gibbs  # noqa: E402
+from .kmeans import KMeans, KMeansBIC, kmeans, kmeans_bic, kmeans_plusplus  # noqa: E402
 from .mapdp import MAPDP, default_prior, map_dp, warm_up  # noqa: E402
+from .metrics import clustering_scores, match_label_sequence, match_labels  # noqa: E402
+from .mixtures import em_gaussian_mixture, variational_dp  # noqa: E402
 from .state import SweepState  # noqa: E402
 
-__all__ = ["MAPDP", "map_dp", "default_prior", "warm_up", "SweepState", "FAMILIES"]
+__all__ = [
+    "MAPDP", "map_dp", "default_prior", "warm_up", "SweepState", "FAMILIES",
+    "CollapsedGibbs", "collapsed_gibbs", "KMeans", "KMeansBIC", "kmeans", "kmeans_bic", "kmeans_plusplus",
+    "DPMeans", "LambdaSearch", "dp_means", "dpmeans_lambda_for_k", "em_gaussian_mixture", "variational_dp",
+    "clustering_scores", "match_labels", "match_label_sequence",
+]

@@ -149,6 +149,13 @@ def warm_up() -> float:
                   10: "geometric", 11: "gaussian_known_cov"}
     for _ in map_dp(X, 1.0, likelihood, max_iter=3):
         pass
+    from .dpmeans import dp_means
+    from .kmeans import kmeans
+
+    for _ in kmeans(X[:, :2], 2, random_state=0, max_iter=2):
+        pass
+    for _ in dp_means(X[:, :2], 1.0, max_iter=2):
+        pass
     return time.perf_counter() - t0
 
 
@@ -245,14 +252,38 @@ class MAPDP(ClusterMixin, BaseEstimator):
         self.n_features_in_ = parsed.X.shape[1]
         if hasattr(X, "columns"):
             self.feature_names_in_ = np.asarray(parsed.names, dtype=object)
-        # the fitted statistics, for prediction (Appendix E)
+        # the fitted statistics, for prediction (Appendix E); rebuilt after unpickling
         self._parsed = parsed
-        self._model = ModelData(parsed)
-        self._model.start(self.labels_.astype(np.int64).copy())
+        self._model = None
+        self._fitted_model()
         return self
 
     #: label that ``predict`` gives a row for which a new cluster is the most probable
     NEW_CLUSTER = -1
+
+    def _check_width(self, X) -> None:
+        """scikit-learn's wording for a wrong number of columns in new rows."""
+        if not hasattr(X, "columns") and np.ndim(X) == 2 and np.shape(X)[1] != self.n_features_in_:
+            raise ValueError(f"X has {np.shape(X)[1]} features, but MAPDP is expecting {self.n_features_in_} "
+                             f"features as input (new rows have {np.shape(X)[1]} columns; the model was "
+                             f"fitted on {self.n_features_in_}).")
+
+    def __getstate__(self):
+        # the kernel buffers are rebuilt after unpickling: a read-only (memory-mapped) copy
+        # of them cannot be written by the numba kernels
+        state = dict(super().__getstate__())  # a copy: object.__getstate__ returns __dict__ itself
+        state.pop("_model", None)
+        return state
+
+    def _fitted_model(self) -> ModelData:
+        if getattr(self, "_model", None) is None:
+            import copy
+
+            if not self._parsed.X.flags.writeable:  # e.g. a memory-mapped joblib load
+                self._parsed = copy.deepcopy(self._parsed)
+            self._model = ModelData(self._parsed)
+            self._model.start(np.array(self.labels_, dtype=np.int64))
+        return self._model
 
     def _log_weights(self, X):
         """ln N_k - (-ln f(x | theta_k)) for the K clusters and, last, ln N0 + ln f(x | theta0)."""
@@ -261,8 +292,10 @@ class MAPDP(ClusterMixin, BaseEstimator):
         check_is_fitted(self, "labels_")
         from .spec import parse_rows
 
+        self._check_width(X)
+        model = self._fitted_model()
         M = parse_rows(X, self._parsed)
-        nlp, nlp_prior = self._model.score_rows(M, self.n_clusters_)
+        nlp, nlp_prior = model.score_rows(M, self.n_clusters_)
         logw = np.empty((len(M), self.n_clusters_ + 1))
         logw[:, :-1] = np.log(self.cluster_sizes_)[None, :] - nlp
         logw[:, -1] = math.log(self.N0) - nlp_prior

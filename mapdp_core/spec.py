@@ -72,10 +72,16 @@ def to_matrix(X) -> tuple[np.ndarray, list, dict]:
                 cols.append(codes)
         M = np.column_stack(cols) if cols else np.zeros((len(X), 0))
         return np.ascontiguousarray(M, dtype=float), names, categories
+    import scipy.sparse
+
+    if scipy.sparse.issparse(X):
+        raise TypeError("sparse input is not accepted; pass a dense array (X.toarray()).")
     try:
         M = np.asarray(X)
     except Exception as exc:  # ragged lists and the like
         raise TypeError(f"X must be a 2-D array or a DataFrame: {exc}") from None
+    if np.iscomplexobj(M):
+        raise ValueError("Complex data not supported: MAP-DP needs real numbers.")
     if M.dtype == object or not (np.issubdtype(M.dtype, np.number) or M.dtype == bool):
         raise TypeError(
             f"X must hold numbers, got dtype {M.dtype}; pass a DataFrame to use text columns as categories."

@@ -1,0 +1,409 @@
+"""K-means (Lloyd's algorithm) on the per-sweep interface of MAP-DP, and K chosen by BIC.
+
+K-means is the baseline of Raykov, Boukouvalas, Baig & Little (2016), "What to do when
+K-means clustering fails", PLOS ONE, Algorithm 1; "K unknown" is handled there (Sections 3
+and 5) by running K-means over a range of K with restarts and keeping the K of highest BIC.
+Seeding by k-means++ follows Arthur & Vassilvitskii (2007), "k-means++: the advantages of
+careful seeding", SODA, in its greedy form (several candidates per step, the one that
+lowers the potential most is kept).
+"""
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import _baseline_kernels as _bk
+from ._baseline_common import as_data, check_int, check_nonneg, make_rng
+from .state import SweepState
+
+__all__ = ["KMeans", "KMeansBIC", "kmeans", "kmeans_bic", "kmeans_plusplus"]
+
+
+# ----------------------------------------------------------------------------- seeding
+
+def _plusplus(X: np.ndarray, K: int, rng: np.random.Generator) -> np.ndarray:
+    """Greedy k-means++ seeding (no validation); returns (K, D) centres copied from rows of X."""
+    N = X.shape[0]
+    n_trials = 2 + int(math.log(K))
+    centres = np.empty((K, X.shape[1]))
+    first = int(rng.integers(N))
+    centres[0] = X[first]
+    closest = ((X - X[first]) ** 2).sum(axis=1)
+    for c in range(1, K):
+        potential = closest.sum()
+        if potential <= 0.0:  # every row sits on a centre already (duplicates): any row will do
+            centres[c] = X[int(rng.integers(N))]
+            continue
+        cum = np.cumsum(closest)
+        picks = np.minimum(np.searchsorted(cum, rng.random(n_trials) * potential, side="right"), N - 1)
+        d = ((X[None, :, :] - X[picks][:, None, :]) ** 2).sum(axis=2)
+        d = np.minimum(d, closest[None, :])
+        best = int(np.argmin(d.sum(axis=1)))
+        centres[c] = X[picks[best]]
+        closest = d[best]
+    return centres
+
+
+def kmeans_plusplus(X, n_clusters: int, random_state=None) -> np.ndarray:
+    """Initial centres by greedy k-means++ (Arthur & Vassilvitskii 2007).
+
+    Each new centre is drawn with probability proportional to the squared distance to the
+    nearest centre chosen so far; ``2 + ln K`` candidates are drawn per step and the one
+    that most reduces the sum of squared distances is kept.
+
+    Returns
+    -------
+    ndarray of shape (n_clusters, n_features)
+    """
+    X = as_data(X, "K-means")
+    K = _check_k(n_clusters, X.shape[0])
+    return _plusplus(X, K, make_rng(random_state))
+
+
+# ----------------------------------------------------------------------------- validation
+
+def _check_k(n_clusters, N: int) -> int:
+    K = check_int(n_clusters, "n_clusters", 1)
+    if K > N:
+        raise ValueError(f"n_samples={N} should be >= n_clusters={K}: ask for at most {N} clusters "
+                         "or pass more rows.")
+    return K
+
+
+def _initial_centres(X: np.ndarray, n_clusters, init, rng) -> np.ndarray:
+    N, D = X.shape
+    if isinstance(init, str):
+        K = _check_k(n_clusters, N)
+        if init == "k-means++":
+            return _plusplus(X, K, rng)
+        if init == "random":
+            return X[rng.choice(N, size=K, replace=False)].copy()
+        raise ValueError(f"init must be 'k-means++', 'random' or an array of shape (n_clusters, n_features); "
+                         f"got {init!r}.")
+    try:
+        centres = np.array(init, dtype=np.float64, order="C")
+    except (TypeError, ValueError) as exc:
+        raise TypeError("init must be 'k-means++', 'random' or a numeric array of shape "
+                        "(n_clusters, n_features).") from exc
+    if centres.ndim != 2 or centres.shape[1] != D:
+        raise ValueError(f"init has shape {centres.shape}; it must be (n_clusters, {D}): one centre per "
+                         "row with as many columns as X.")
+    if n_clusters is not None and centres.shape[0] != n_clusters:
+        raise ValueError(f"init has {centres.shape[0]} centres but n_clusters={n_clusters!r}; make them agree "
+                         "(or pass n_clusters=None).")
+    _check_k(centres.shape[0], N)
+    if not np.isfinite(centres).all():
+        raise ValueError("init contains NaN or infinite values; pass finite centres.")
+    return centres
+
+
+def _tolerance(X: np.ndarray, tol: float) -> float:
+    """tol relative to the data's scale, as in scikit-learn: tol * mean per-column variance."""
+    return float(np.mean(np.var(X, axis=0)) * tol) if tol > 0 else 0.0
+
+
+# ----------------------------------------------------------------------------- Lloyd
+
+def _lloyd(X: np.ndarray, centres0: np.ndarray, max_iter: int, tol_abs: float) -> Iterator[SweepState]:
+    t0 = time.perf_counter()
+    N = X.shape[0]
+    K = centres0.shape[0]
+    centres = centres0.copy()
+    new = np.empty_like(centres)
+    labels = np.full(N, -1, dtype=np.int64)
+    old = labels.copy()
+    dist = np.empty(N)
+    counts = np.zeros(K, dtype=np.int64)
+    for iteration in range(1, max_iter + 1):
+        old[:] = labels
+        _bk.assign_nearest(X, centres, labels, dist)
+        counts[:] = np.bincount(labels, minlength=K)
+        if (counts == 0).any():
+            _bk.fill_empty(labels, dist, counts)
+        changed = int(np.count_nonzero(labels != old))
+        _bk.cluster_means(X, labels, new, counts)
+        shift = float(((new - centres) ** 2).sum())
+        centres, new = new, centres
+        converged = changed == 0 or shift <= tol_abs
+        yield SweepState(
+            iteration=iteration, labels=labels, n_clusters=K,
+            objective=float(_bk.squared_error(X, labels, centres)), neg_log_joint=math.nan,
+            n_changed=changed, cluster_sizes=counts,
+            summaries={"mean": centres.copy(), "covariance": {}, "proportions": {}},
+            elapsed=time.perf_counter() - t0, converged=converged, algorithm="K-means",
+        )
+        if converged:
+            return
+
+
+def kmeans(X, n_clusters, init="k-means++", random_state=None, max_iter: int = 300,
+           tol: float = 1e-4) -> Iterator[SweepState]:
+    """Run K-means (Lloyd's algorithm) and yield one immutable :class:`SweepState` per iteration.
+
+    Each iteration is PLOS Algorithm 1 once round its loop: every row joins its nearest
+    centre (squared Euclidean distance, ties to the lowest index), then each centre moves
+    to the mean of its rows. Everything is validated before this function returns.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, D)
+        Numeric, without missing values.
+    n_clusters : int or None
+        K. May be None when ``init`` is an array (K is then its number of rows).
+    init : {"k-means++", "random"} or array of shape (K, D), default "k-means++"
+        Initial centres: greedy k-means++ seeding (Arthur & Vassilvitskii 2007), K distinct
+        rows drawn uniformly, or the given centres.
+    random_state : int, numpy Generator or None
+        Seeds the initialisation.
+    max_iter : int, default 300
+    tol : float, default 1e-4
+        Stop when no row changes cluster, or when the squared Frobenius norm of the centre
+        shift is at most ``tol`` times the mean per-column variance of X (scikit-learn's rule).
+
+    Yields
+    ------
+    SweepState
+        ``algorithm="K-means"``; ``labels`` from the assignment step of the iteration;
+        ``summaries["mean"]`` the centres after its update step, (K, D), with empty
+        ``covariance`` and ``proportions``; ``objective`` the sum of squared distances of
+        the rows to those centres (scikit-learn's inertia; twice E of PLOS eq 1), which never
+        increases; ``neg_log_joint`` is NaN, since K-means is not a probabilistic model and
+        has no joint likelihood. The last state has ``converged=True`` unless ``max_iter``
+        stopped the run.
+
+    Notes
+    -----
+    Empty clusters: if after an assignment step a cluster has no rows, it takes the row
+    farthest from its own centre among clusters that have at least two rows (repeated for
+    each empty cluster, in index order). That row becomes a singleton whose mean is itself,
+    so the objective still cannot increase, and every state has exactly K non-empty
+    clusters. (scikit-learn instead moves the empty centre onto such a row without
+    relabelling it until the next iteration, so runs that meet an empty cluster can differ
+    from scikit-learn's; runs that do not are identical.)
+
+    When ``tol`` stops the run while rows were still moving, the labels of the last state
+    are those of its assignment step; :class:`KMeans` assigns once more to the final
+    centres (as scikit-learn does), so its ``labels_`` may differ in those rows.
+    """
+    X = as_data(X, "K-means")
+    max_iter = check_int(max_iter, "max_iter", 1)
+    tol = check_nonneg(tol, "tol")
+    if n_clusters is None and isinstance(init, str):
+        raise ValueError("n_clusters is required unless init is an array of initial centres.")
+    centres = _initial_centres(X, n_clusters, init, make_rng(random_state))
+    return _lloyd(X, centres, max_iter, _tolerance(X, tol))
+
+
+def _best_of(X: np.ndarray, K: int, init, n_init: int, max_iter: int, tol_abs: float, rng):
+    """Run Lloyd ``n_init`` times; returns (labels, centres, inertia, n_iter, history, converged) of the lowest inertia."""
+    best = None
+    runs = 1 if not isinstance(init, str) else n_init
+    for _ in range(runs):
+        centres0 = _initial_centres(X, K, init, rng)
+        history = []
+        for state in _lloyd(X, centres0, max_iter, tol_abs):
+            history.append(state.objective)
+        centres = state.summaries["mean"]
+        labels = np.array(state.labels)
+        if not (state.converged and state.n_changed == 0):
+            # as scikit-learn: labels that match the final centres
+            dist = np.empty(X.shape[0])
+            _bk.assign_nearest(X, centres, labels, dist)
+        inertia = float(_bk.squared_error(X, labels, centres))
+        if best is None or inertia < best[2]:
+            best = (labels, centres, inertia, state.iteration, history, state.converged)
+    return best
+
+
+# ----------------------------------------------------------------------------- estimator
+
+class KMeans(ClusterMixin, BaseEstimator):
+    """K-means clustering by Lloyd's algorithm (PLOS Algorithm 1) with k-means++ seeding.
+
+    The same algorithm as :func:`kmeans`, restarted ``n_init`` times; the run with the
+    lowest inertia is kept. With the same initial centres it gives the labels of
+    ``sklearn.cluster.KMeans(algorithm="lloyd", n_init=1)``.
+
+    Parameters
+    ----------
+    n_clusters : int, default=8
+    init : {"k-means++", "random"} or array of shape (n_clusters, n_features), default="k-means++"
+        With an array there is a single run whatever ``n_init`` is.
+    n_init : int, default=10
+    max_iter : int, default=300
+    tol : float, default=1e-4
+        See :func:`kmeans`.
+    random_state : int, numpy Generator or None
+
+    Attributes
+    ----------
+    cluster_centers_ : ndarray of shape (n_clusters, n_features)
+    labels_ : ndarray of shape (n_samples,)
+        Nearest centre of every training row.
+    inertia_ : float
+        Sum of squared distances of the rows to their centre.
+    n_iter_ : int
+        Iterations of the kept run.
+    objective_history_ : list of float
+        Objective (inertia) after every iteration of the kept run; never increasing.
+    converged_ : bool
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when X has column names.
+    """
+
+    def __init__(self, n_clusters=8, init="k-means++", n_init=10, max_iter=300, tol=1e-4,
+                 random_state=None):
+        self.n_clusters = n_clusters
+        self.init = init
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        X = validate_data(self, X, dtype=np.float64, order="C", reset=True)
+        X = np.ascontiguousarray(X)
+        n_init = check_int(self.n_init, "n_init", 1)
+        max_iter = check_int(self.max_iter, "max_iter", 1)
+        tol = check_nonneg(self.tol, "tol")
+        K = None if (not isinstance(self.init, str) and self.n_clusters is None) else self.n_clusters
+        if K is not None:
+            _check_k(K, X.shape[0])
+        rng = make_rng(self.random_state)
+        labels, centres, inertia, n_iter, history, converged = _best_of(
+            X, K, self.init, n_init, max_iter, _tolerance(X, tol), rng)
+        self.labels_ = labels
+        self.cluster_centers_ = centres
+        self.inertia_ = inertia
+        self.n_iter_ = n_iter
+        self.objective_history_ = history
+        self.converged_ = converged
+        return self
+
+    def predict(self, X):
+        """Index of the nearest centre of every row of X."""
+        check_is_fitted(self)
+        X = np.ascontiguousarray(validate_data(self, X, dtype=np.float64, order="C", reset=False))
+        labels = np.empty(X.shape[0], dtype=np.int64)
+        _bk.assign_nearest(X, self.cluster_centers_, labels, np.empty(X.shape[0]))
+        return labels
+
+    def fit_predict(self, X, y=None):
+        return self.fit(X).labels_
+
+    def score(self, X, y=None):
+        """Minus the sum of squared distances of the rows of X to their nearest centre."""
+        labels = self.predict(X)
+        X = np.ascontiguousarray(validate_data(self, X, dtype=np.float64, order="C", reset=False))
+        return -float(_bk.squared_error(X, labels, self.cluster_centers_))
+
+
+# ----------------------------------------------------------------------------- BIC
+
+@dataclass(frozen=True)
+class KMeansBIC:
+    """Result of :func:`kmeans_bic`.
+
+    Attributes
+    ----------
+    n_clusters : int
+        The K of highest BIC.
+    curve : pandas.DataFrame
+        One row per K: ``n_clusters``, ``bic``, ``log_likelihood``, ``n_parameters``,
+        ``inertia`` (lowest over the restarts) and ``variance`` (the shared sigma^2).
+    labels : ndarray of shape (N,)
+        Labels of the best run at the chosen K.
+    cluster_centers : ndarray of shape (n_clusters, D)
+    """
+
+    n_clusters: int
+    curve: pd.DataFrame = field(repr=False)
+    labels: np.ndarray = field(repr=False)
+    cluster_centers: np.ndarray = field(repr=False)
+
+
+def _bic(sizes: np.ndarray, inertia: float, N: int, D: int) -> tuple[float, float, int, float]:
+    K = len(sizes)
+    n_params = K * (D + 1)  # K-1 weights, K*D means, one shared variance
+    if inertia <= 0.0:  # every row on its centre: the variance estimate is 0 and ln L unbounded
+        return -math.inf, math.nan, n_params, 0.0
+    var = inertia / (N * D)
+    nz = sizes[sizes > 0].astype(float)
+    loglik = float((nz * np.log(nz / N)).sum()) - 0.5 * N * D * (math.log(2 * math.pi * var) + 1.0)
+    return loglik - 0.5 * n_params * math.log(N), loglik, n_params, var
+
+
+def kmeans_bic(X, k_range=range(1, 21), n_init: int = 10, random_state=None, *, max_iter: int = 300,
+               tol: float = 1e-4) -> KMeansBIC:
+    r"""Choose K for K-means by the Bayesian information criterion (PLOS Sections 3 and 5).
+
+    For every K in ``k_range`` K-means (k-means++ seeding) is run ``n_init`` times and the
+    run of lowest sum of squared distances S_K is kept; its BIC is that of the K-means
+    solution read as a mixture of K spherical Gaussians sharing one variance (Pelleg &
+    Moore 2000, "X-means"), with maximum-likelihood plug-in estimates from the hard
+    assignment (mixing weights N_k/N, means the centroids):
+
+    .. math::
+
+        \hat\sigma^2 = \frac{S_K}{N D}, \qquad
+        \ln\hat L = \sum_{k=1}^{K} N_k \ln\frac{N_k}{N} - \frac{N D}{2}\left(\ln(2\pi\hat\sigma^2) + 1\right),
+
+    .. math::
+
+        \mathrm{BIC}(K) = \ln\hat L - \frac{p}{2}\ln N, \qquad p = (K - 1) + K D + 1 = K (D + 1),
+
+    and the K of *highest* BIC is chosen (the PLOS convention; this is -1/2 times the
+    "lower is better" form). For a fixed K the BIC falls as S_K rises, so keeping the
+    lowest S_K over restarts is the same as the paper's maximum over repeated cycles.
+    A K whose S_K is 0 (as many clusters as distinct rows) gets BIC = -inf.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, D)
+    k_range : iterable of int, default range(1, 21)
+        The paper's range 1..20; every K must be between 1 and N.
+    n_init : int, default 10
+        Restarts per K (the paper used 100).
+    random_state : int, numpy Generator or None
+    max_iter, tol : see :func:`kmeans`
+
+    Returns
+    -------
+    KMeansBIC
+        ``n_clusters`` (the chosen K), ``curve`` (a DataFrame, one row per K), and the
+        ``labels`` and ``cluster_centers`` of the chosen solution.
+    """
+    X = as_data(X, "K-means")
+    N, D = X.shape
+    try:
+        ks = [k for k in k_range]
+    except TypeError as exc:
+        raise TypeError(f"k_range must be an iterable of whole numbers such as range(1, 21), got {k_range!r}.") from exc
+    if not ks:
+        raise ValueError("k_range is empty; pass for example range(1, 21).")
+    ks = [_check_k(k, N) for k in ks]
+    if len(set(ks)) != len(ks):
+        raise ValueError("k_range has repeated values; pass each K once.")
+    n_init = check_int(n_init, "n_init", 1)
+    max_iter = check_int(max_iter, "max_iter", 1)
+    tol_abs = _tolerance(X, check_nonneg(tol, "tol"))
+    rng = make_rng(random_state)
+    rows, fits = [], {}
+    for K in ks:
+        labels, centres, inertia, *_ = _best_of(X, K, "k-means++", n_init, max_iter, tol_abs, rng)
+        bic, loglik, n_params, var = _bic(np.bincount(labels, minlength=K), inertia, N, D)
+        rows.append({"n_clusters": K, "bic": bic, "log_likelihood": loglik, "n_parameters": n_params,
+                     "inertia": inertia, "variance": var})
+        fits[K] = (labels, centres)
+    curve = pd.DataFrame(rows)
+    chosen = int(curve["n_clusters"].iloc[int(np.argmax(curve["bic"].to_numpy()))])
+    labels, centres = fits[chosen]
+    return KMeansBIC(n_clusters=chosen, curve=curve, labels=labels, cluster_centers=centres)

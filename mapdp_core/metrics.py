@@ -1,0 +1,130 @@
+"""Clustering scores and label matching (stable colours across frames and algorithms).
+
+NMI is the normalised mutual information with the arithmetic-mean normaliser (scikit-learn's
+default; Vinh, Epps & Bailey 2010, "Information theoretic measures for clusterings
+comparison", JMLR), the score of the PLOS and EJS tables; ARI is Hubert & Arabie's (1985)
+adjusted Rand index. Label matching solves the assignment problem on the contingency table
+(Kuhn 1955, the Hungarian method, as implemented by ``scipy.optimize.linear_sum_assignment``).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
+
+__all__ = ["clustering_scores", "match_label_sequence", "match_labels"]
+
+
+def _as_labels(labels, name: str) -> np.ndarray:
+    arr = np.asarray(labels)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one label per row (1-D), got shape {arr.shape}.")
+    if arr.dtype.kind == "f":
+        if not np.isfinite(arr).all() or not np.array_equal(arr, np.round(arr)):
+            raise ValueError(f"{name} must hold whole-number cluster ids; found non-integer or missing values.")
+        arr = arr.astype(np.int64)
+    elif arr.dtype.kind not in "iub":
+        raise TypeError(f"{name} must hold integer cluster ids, got dtype {arr.dtype}; "
+                        "encode text labels first (for example with pandas.factorize).")
+    return arr.astype(np.int64, copy=False)
+
+
+def _check_pair(a, b, name_a: str, name_b: str) -> tuple[np.ndarray, np.ndarray]:
+    a = _as_labels(a, name_a)
+    b = _as_labels(b, name_b)
+    if a.shape != b.shape:
+        raise ValueError(f"{name_a} and {name_b} must label the same rows: lengths {a.size} and {b.size}.")
+    return a, b
+
+
+def clustering_scores(labels_true, labels_pred) -> dict:
+    """NMI, ARI and the number of clusters found.
+
+    Parameters
+    ----------
+    labels_true : array-like of int, shape (N,)
+    labels_pred : array-like of int, shape (N,)
+
+    Returns
+    -------
+    dict
+        ``nmi`` (normalised mutual information, arithmetic normaliser), ``ari`` (adjusted
+        Rand index) and ``K`` (distinct labels in ``labels_pred``).
+    """
+    t, p = _check_pair(labels_true, labels_pred, "labels_true", "labels_pred")
+    if t.size == 0:
+        raise ValueError("labels_true and labels_pred are empty; pass one label per row.")
+    return {
+        "nmi": float(normalized_mutual_info_score(t, p)),
+        "ari": float(adjusted_rand_score(t, p)),
+        "K": int(np.unique(p).size),
+    }
+
+
+def match_labels(reference, labels) -> np.ndarray:
+    """Renumber ``labels`` so that its clusters carry the ids of the ``reference`` clusters they overlap most.
+
+    The pairing maximises the total number of rows on which the two labellings agree (a
+    maximum-weight matching on the contingency table, Hungarian method); each reference id
+    is used at most once. Clusters of ``labels`` left unmatched, or matched only to a
+    reference cluster they share no row with, get new ids ``max(reference) + 1, + 2, ...``
+    in order of their original id. The partition itself is unchanged.
+
+    Use it to keep a cluster's colour from one animation frame to the next (pass the
+    previous frame's *matched* labels as ``reference``), between algorithms, or against a
+    ground truth (DESIGN.md, "Labels across frames").
+
+    Parameters
+    ----------
+    reference : array-like of int, shape (N,)
+        Any integer ids.
+    labels : array-like of int, shape (N,)
+
+    Returns
+    -------
+    ndarray of int64, shape (N,)
+    """
+    ref, lab = _check_pair(reference, labels, "reference", "labels")
+    if lab.size == 0:
+        return lab.copy()
+    ref_ids, ref_idx = np.unique(ref, return_inverse=True)
+    lab_ids, lab_idx = np.unique(lab, return_inverse=True)
+    overlap = np.zeros((lab_ids.size, ref_ids.size), dtype=np.int64)
+    np.add.at(overlap, (lab_idx, ref_idx), 1)
+    rows, cols = linear_sum_assignment(overlap, maximize=True)
+    new_id = np.full(lab_ids.size, -1, dtype=np.int64)
+    keep = overlap[rows, cols] > 0
+    new_id[rows[keep]] = ref_ids[cols[keep]]
+    unmatched = np.flatnonzero(new_id < 0)
+    new_id[unmatched] = ref_ids.max() + 1 + np.arange(unmatched.size)
+    return new_id[lab_idx]
+
+
+def match_label_sequence(frames: Iterable, reference=None) -> list[np.ndarray]:
+    """Match every labelling of a sequence to the one before it (stable colours in an animation).
+
+    Parameters
+    ----------
+    frames : iterable of array-like of int, each of shape (N,)
+        For example ``[state.labels for state in map_dp(X)]``.
+    reference : array-like of int, optional
+        If given, the first frame is matched to it (for example the ground truth).
+
+    Returns
+    -------
+    list of ndarray
+        The relabelled frames; frame t is ``match_labels(result[t - 1], frames[t])``.
+    """
+    out: list[np.ndarray] = []
+    previous = None if reference is None else _as_labels(reference, "reference")
+    for t, frame in enumerate(frames):
+        current = _as_labels(frame, f"frames[{t}]")
+        if previous is not None:
+            current = match_labels(previous, current)
+        else:
+            current = current.copy()
+        out.append(current)
+        previous = current
+    return out

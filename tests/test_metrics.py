@@ -1,0 +1,99 @@
+"""Scores (NMI, ARI, K) and Hungarian label matching across frames and algorithms."""
+import itertools
+
+import numpy as np
+import pytest
+from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
+
+from mapdp_core.metrics import clustering_scores, match_label_sequence, match_labels
+
+
+def test_scores_agree_with_sklearn():
+    rng = np.random.default_rng(0)
+    t = rng.integers(0, 3, 200)
+    p = np.where(rng.random(200) < 0.8, t, rng.integers(0, 5, 200))
+    s = clustering_scores(t, p)
+    assert s == {"nmi": pytest.approx(normalized_mutual_info_score(t, p)),
+                 "ari": pytest.approx(adjusted_rand_score(t, p)), "K": len(np.unique(p))}
+    assert clustering_scores(t, t + 7) == {"nmi": 1.0, "ari": 1.0, "K": 3}
+    assert isinstance(s["K"], int) and isinstance(s["nmi"], float)
+
+
+def test_scores_validation():
+    with pytest.raises(ValueError, match="same rows: lengths 3 and 2"):
+        clustering_scores([0, 1, 1], [0, 1])
+    with pytest.raises(ValueError, match="1-D"):
+        clustering_scores([[0, 1]], [[0, 1]])
+    with pytest.raises(ValueError, match="empty"):
+        clustering_scores([], [])
+    with pytest.raises(TypeError, match="factorize"):
+        clustering_scores(["a", "b"], [0, 1])
+    with pytest.raises(ValueError, match="whole-number"):
+        clustering_scores([0.5, 1.0], [0, 1])
+
+
+def test_match_recovers_a_permutation():
+    ref = np.repeat([0, 1, 2, 3], 5)
+    for perm in itertools.permutations([10, 11, 12, 13]):
+        lab = np.asarray(perm)[ref]
+        np.testing.assert_array_equal(match_labels(ref, lab), ref)
+
+
+def test_match_maximises_overlap_not_greedy():
+    # greedy on the largest cell would pair a->0 (4 rows) and leave b->1 (0 rows): total 4.
+    # the optimum pairs a->1 (3) and b->0 (3): total 6.
+    ref = np.array([0, 0, 0, 0, 0, 0, 0, 1, 1, 1])
+    lab = np.array([5, 5, 5, 5, 6, 6, 6, 5, 5, 5])
+    out = match_labels(ref, lab)
+    np.testing.assert_array_equal(out, [1, 1, 1, 1, 0, 0, 0, 1, 1, 1])
+    assert (out == ref).sum() == 6
+
+
+def test_unmatched_clusters_get_new_ids_after_the_reference():
+    ref = np.array([0, 0, 0, 2, 2, 2])        # ids need not be consecutive
+    lab = np.array([3, 3, 1, 0, 0, 7])         # four clusters, two reference clusters
+    out = match_labels(ref, lab)
+    np.testing.assert_array_equal(out, [0, 0, 3, 2, 2, 4])  # 3->0, 0->2, then 1->3, 7->4 in id order
+    # a cluster sharing no row with any free reference cluster is new, not recycled
+    out = match_labels([0, 0, 1, 1], [0, 0, 0, 0])
+    np.testing.assert_array_equal(out, [0, 0, 0, 0])
+    out = match_labels([0, 0, 1, 1], [4, 4, 9, 9])
+    np.testing.assert_array_equal(out, [0, 0, 1, 1])
+    out = match_labels([0, 0, 0, 0], [1, 1, 2, 2])
+    np.testing.assert_array_equal(out, [0, 0, 1, 1])
+
+
+def test_match_keeps_the_partition():
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        ref = rng.integers(0, rng.integers(1, 6), 50)
+        lab = rng.integers(0, rng.integers(1, 8), 50)
+        out = match_labels(ref, lab)
+        assert adjusted_rand_score(lab, out) == 1.0
+        assert len(np.unique(out)) == len(np.unique(lab))
+        # no other relabelling agrees with ref on more rows (brute force over matchings)
+        ids_lab, ids_ref = np.unique(lab), np.unique(ref)
+        best = 0
+        for perm in itertools.permutations(range(max(len(ids_lab), len(ids_ref))), len(ids_lab)):
+            agree = sum(((lab == a) & (ref == ids_ref[j])).sum()
+                        for a, j in zip(ids_lab, perm) if j < len(ids_ref))
+            best = max(best, agree)
+        assert (out == ref).sum() == best
+
+
+def test_sequence_keeps_colours_across_frames():
+    truth = np.repeat([0, 1, 2], 4)
+    frames = [np.repeat([2, 0, 1], 4), np.repeat([1, 2, 0], 4), np.r_[np.repeat([5, 6], 4), np.repeat([7, 8], 2)]]
+    out = match_label_sequence(frames)
+    np.testing.assert_array_equal(out[0], frames[0])
+    np.testing.assert_array_equal(out[1], frames[0])
+    np.testing.assert_array_equal(out[2], np.r_[np.repeat([2, 0], 4), [1, 1, 3, 3]])
+    out = match_label_sequence(frames[:2], reference=truth)
+    np.testing.assert_array_equal(out[0], truth)
+    np.testing.assert_array_equal(out[1], truth)
+
+
+def test_match_validation():
+    with pytest.raises(ValueError, match="same rows"):
+        match_labels([0, 1], [0, 1, 2])
+    assert match_labels([], []).size == 0
