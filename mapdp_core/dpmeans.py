@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _baseline_kernels as _bk
-from ._baseline_common import as_data, check_int, check_nonneg, check_order, make_rng
+from ._checks import as_data, check_int, check_nonneg, check_order, make_rng
 from .state import SweepState
 
 __all__ = ["DPMeans", "LambdaSearch", "dp_means", "dpmeans_lambda_for_k"]

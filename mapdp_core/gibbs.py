@@ -16,7 +16,8 @@ from typing import Iterator
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 
-from .mapdp import _check_order, _check_params, _run
+from ._checks import check_order
+from .mapdp import _check_params, _run
 from .spec import parse
 from .state import SweepState
 
@@ -38,7 +39,7 @@ def collapsed_gibbs(X, N0: float = 3.0, likelihood="normal_wishart", prior=None,
     _check_params(N0, 0.0, 1)
     n_sweeps = _check_sweeps(n_sweeps)
     parsed = parse(X, likelihood, prior)
-    order = _check_order(order, parsed.X.shape[0])
+    order = check_order(order, parsed.X.shape[0])
     return _run(parsed, float(N0), order, 0.0, n_sweeps, np.random.default_rng(random_state))
 
 

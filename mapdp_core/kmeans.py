@@ -20,7 +20,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _baseline_kernels as _bk
-from ._baseline_common import as_data, check_int, check_nonneg, make_rng
+from ._checks import as_data, check_int, check_nonneg, make_rng
 from .state import SweepState
 
 __all__ = ["KMeans", "KMeansBIC", "kmeans", "kmeans_bic", "kmeans_plusplus"]

@@ -16,6 +16,7 @@ from scipy.special import gammaln
 from sklearn.base import BaseEstimator, ClusterMixin
 
 from . import _kernels
+from ._checks import check_order
 from ._model import ModelData
 from .spec import ParsedData, parse
 from .state import SweepState
@@ -31,15 +32,6 @@ def _check_params(N0, tol, max_iter) -> None:
         raise ValueError(f"tol must be a number >= 0, got {tol!r}.")
     if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 1:
         raise ValueError(f"max_iter must be a whole number >= 1, got {max_iter!r}.")
-
-
-def _check_order(order, N: int) -> np.ndarray:
-    if order is None:
-        return np.arange(N, dtype=np.int64)
-    o = np.asarray(order)
-    if o.shape != (N,) or not np.issubdtype(o.dtype, np.integer) or not np.array_equal(np.sort(o), np.arange(N)):
-        raise ValueError(f"order must be a permutation of 0..{N - 1} (one visit per row).")
-    return np.ascontiguousarray(o, dtype=np.int64)
 
 
 def _run(parsed: ParsedData, N0: float, order: np.ndarray, tol: float, max_iter: int,
@@ -117,7 +109,7 @@ def map_dp(X, N0: float = 3.0, likelihood="normal_wishart", prior=None, *, order
     """
     _check_params(N0, tol, max_iter)
     parsed = parse(X, likelihood, prior)
-    order = _check_order(order, parsed.X.shape[0])
+    order = check_order(order, parsed.X.shape[0])
     return _run(parsed, float(N0), order, float(tol), int(max_iter))
 
 

@@ -1,4 +1,4 @@
-"""Validation helpers shared by the baselines (K-means, DP-means). Errors name the fix."""
+"""Validation helpers shared by the public functions (MAP-DP, Gibbs, K-means, DP-means). Errors name the fix."""
 from __future__ import annotations
 
 import math
