@@ -155,6 +155,36 @@ class ModelData:
         _kernels.log_marginals(K, self.fams, lm)
         return -log_crp - float(lm.sum()) + self.pconst_total
 
+    def imputation_values(self, K: int) -> np.ndarray:
+        """(K, D) value per cluster and column with which a missing entry is filled for display
+        (PLOS Appendix F): the predictive mean for real-valued families (the mode too, for the
+        Gaussian and Student-t ones; the exponential's Lomax mode, 0, says nothing), and the
+        predictive mode for discrete ones: Bernoulli and binomial (beta-binomial), categorical
+        (category code), Poisson (negative binomial: floor((alpha - 1)/beta), or 0) and
+        geometric (beta-geometric: always 0)."""
+        from scipy.stats import betabinom
+
+        values = self.summaries(K)["mean"].copy()
+        ga, ng, nw, bb, ca, po, ex, ge = self.fams
+        cols = [j for b in self.by_slot[3] for j in b.columns]
+        if cols:
+            ntr, alpha, beta = bb[3], bb[6][:K], bb[7][:K]
+            for d, j in enumerate(cols):
+                support = np.arange(int(ntr[d]) + 1)
+                pmf = betabinom.pmf(support[None, :], int(ntr[d]), alpha[:, d, None], beta[:, d, None])
+                values[:, j] = np.argmax(pmf, axis=1)
+        cat_cols = [j for b in self.by_slot[4] for j in b.columns]
+        for j, probs in zip(cat_cols, categorical.summary(ca, K) if cat_cols else []):
+            values[:, j] = np.argmax(probs, axis=1)
+        cols = [j for b in self.by_slot[5] for j in b.columns]
+        if cols:
+            alpha, rate = po[5][:K], po[2] + po[3][:K]
+            values[:, cols] = np.where(alpha > 1, np.floor((alpha - 1) / rate), 0.0)
+        cols = [j for b in self.by_slot[7] for j in b.columns]
+        if cols:
+            values[:, cols] = 0.0
+        return values
+
     def summaries(self, K: int) -> dict:
         """Per-cluster display summaries: a mean per column (NaN for categorical columns,
         whose predictive probabilities are given instead) and covariances of Gaussian blocks."""

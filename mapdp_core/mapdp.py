@@ -250,6 +250,26 @@ class MAPDP(ClusterMixin, BaseEstimator):
         self._fitted_model()
         return self
 
+    def impute(self):
+        """The training data with each missing entry filled from its row's cluster (for
+        display; the clustering itself marginalises missing values exactly).
+
+        Real-valued columns get the cluster's predictive mean, discrete ones its predictive
+        mode (PLOS Appendix F); text columns get the category label. Returns a DataFrame
+        with every input row in input order, and a boolean DataFrame marking what was filled.
+        """
+        import pandas as pd
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "labels_")
+        X = self._parsed.X
+        missing = np.isnan(X)
+        filled = np.where(missing, self._fitted_model().imputation_values(self.n_clusters_)[self.labels_], X)
+        frame = pd.DataFrame(filled, columns=self._parsed.names)
+        for name, labels in self._parsed.categories.items():
+            frame[name] = pd.Categorical.from_codes(frame[name].astype(int), categories=labels).astype(object)
+        return frame, pd.DataFrame(missing, columns=self._parsed.names)
+
     #: label that ``predict`` gives a row for which a new cluster is the most probable
     NEW_CLUSTER = -1
 
