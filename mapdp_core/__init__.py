@@ -11,10 +11,14 @@ from .mapdp import MAPDP, default_prior, map_dp, warm_up  # noqa: E402
 from .metrics import clustering_scores, match_label_sequence, match_labels  # noqa: E402
 from .mixtures import em_gaussian_mixture, variational_dp  # noqa: E402
 from .state import SweepState  # noqa: E402
+from .tuning import (CrossValidation, MapN0, N0Grid, cross_validate, expected_clusters, map_n0,  # noqa: E402
+                     n0_for_expected_clusters, n0_grid, scaled_prior)
 
 __all__ = [
     "MAPDP", "map_dp", "default_prior", "warm_up", "SweepState", "FAMILIES",
     "CollapsedGibbs", "collapsed_gibbs", "KMeans", "KMeansBIC", "kmeans", "kmeans_bic", "kmeans_plusplus",
     "DPMeans", "LambdaSearch", "dp_means", "dpmeans_lambda_for_k", "em_gaussian_mixture", "variational_dp",
     "clustering_scores", "match_labels", "match_label_sequence",
+    "expected_clusters", "n0_for_expected_clusters", "map_n0", "MapN0", "n0_grid", "N0Grid",
+    "scaled_prior", "cross_validate", "CrossValidation",
 ]

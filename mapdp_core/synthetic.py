@@ -426,9 +426,11 @@ def crp_expected_clusters(n: int, N0: float) -> float:
     ``E[K] = sum_{i=0}^{n-1} N0 / (N0 + i)`` (item i + 1 opens a table with probability
     N0 / (N0 + i), EJS eq 2.4).
     """
+    from .tuning import expected_clusters  # one implementation of E[K] (tuning.py, Appendix G)
+
     n = _check_int(n, "n", 1)
     N0 = _check_real(N0, "N0", positive=True)
-    return float(np.sum(N0 / (N0 + np.arange(n))))
+    return expected_clusters(N0, n)
 
 
 def crp_partition(n: int, N0: float, seed=None) -> np.ndarray:

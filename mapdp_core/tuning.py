@@ -1,0 +1,562 @@
+"""Choosing the concentration N0 and the prior's scale (PLOS Appendix G).
+
+Raykov, Boukouvalas, Baig & Little (2016), "What to do when K-means clustering fails",
+PLOS ONE 11(9): e0162259, Appendix G lists four ways to set the hyperparameters
+(theta0, N0) of MAP-DP; this module implements the three that concern N0 and the
+prior's scale, and one more prior-knowledge route:
+
+* from an expected number of clusters: under the Chinese restaurant process
+  E[K] = sum_{i=0}^{N-1} N0/(N0 + i) (:func:`expected_clusters`), inverted by
+  :func:`n0_for_expected_clusters` (the paper quotes the approximation N0 ln N);
+* approach 3, the MAP estimate under a Gamma(a, b) prior on N0 (eq 35), found by
+  Newton's method on u = ln N0, where the objective is concave (Rasmussen 2000,
+  "The infinite Gaussian mixture model", NIPS 12): :func:`map_n0`;
+* approach 2, a grid of N0 values compared by the exact joint -ln p(X, z | N0, theta0),
+  which includes the CRP normaliser C(N0, N) = ln G(N0) - ln G(N0 + N) so values are
+  comparable across N0: :func:`n0_grid`;
+* approach 4, K-fold cross-validation of the held-out mixture predictive log density of
+  Appendix E over a grid of N0 and of a multiplier on the within-cluster spread of the
+  Gaussian families (:func:`scaled_prior`): :func:`cross_validate`.
+
+Every table returned is tidy (one row per setting, or per setting and fold), ready to plot.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import brentq
+from scipy.special import digamma, polygamma
+
+from .mapdp import MAPDP
+from .spec import ParsedData, _groups, parse, to_matrix
+
+__all__ = [
+    "SCALED_FAMILIES",
+    "CrossValidation",
+    "MapN0",
+    "N0Grid",
+    "cross_validate",
+    "expected_clusters",
+    "map_n0",
+    "n0_for_expected_clusters",
+    "n0_grid",
+    "scaled_prior",
+]
+
+#: Gaussian families whose within-cluster spread :func:`scaled_prior` multiplies by s.
+SCALED_FAMILIES = ("normal_wishart", "normal_gamma", "spherical_gaussian", "gaussian_known_cov")
+
+# direct summation of the CRP sums up to this N (exact to rounding); digamma beyond
+_DIRECT_MAX_N = 1_000_000
+_CHUNK = 4_000_000  # elements per broadcasting chunk
+
+
+# ----------------------------------------------------------------------------- E[K]
+
+def _check_N(N) -> int:
+    if isinstance(N, bool) or not isinstance(N, numbers.Integral) or N < 0:
+        if isinstance(N, numbers.Real) and not isinstance(N, bool) and float(N).is_integer() and N >= 0:
+            return int(N)
+        raise ValueError(f"N (the number of data points) must be a whole number >= 0, got {N!r}.")
+    return int(N)
+
+
+def _crp_sums(n0: np.ndarray, N: int) -> tuple[np.ndarray, np.ndarray]:
+    """S1 = sum_{i<N} n0/(n0+i) (= E[K]) and S2 = sum_{i<N} n0 i/(n0+i)^2, elementwise.
+
+    By direct summation (in chunks) for N <= 1e6, otherwise through the identities
+    S1 = n0 (psi(n0+N) - psi(n0)) and S2 = S1 - n0^2 (psi'(n0) - psi'(n0+N)).
+    """
+    n0 = np.asarray(n0, dtype=float).reshape(-1)
+    if N == 0:
+        return np.zeros_like(n0), np.zeros_like(n0)
+    if N > _DIRECT_MAX_N:
+        s1 = n0 * (digamma(n0 + N) - digamma(n0))
+        s2 = s1 - n0 ** 2 * (polygamma(1, n0) - polygamma(1, n0 + N))
+        return s1, s2
+    i = np.arange(N, dtype=float)
+    s1, s2 = np.empty_like(n0), np.empty_like(n0)
+    step = max(1, _CHUNK // N)
+    for start in range(0, n0.size, step):
+        a = n0[start:start + step, None]
+        frac = a / (a + i[None, :])
+        s1[start:start + step] = frac.sum(axis=1)
+        s2[start:start + step] = (frac * (i[None, :] / (a + i[None, :]))).sum(axis=1)
+    return s1, s2
+
+
+def expected_clusters(N0, N):
+    """Expected number of clusters of N points under the Chinese restaurant process.
+
+    E[K] = sum_{i=0}^{N-1} N0 / (N0 + i) (PLOS Appendix G; approximately N0 ln(1 + N/N0),
+    the paper's N0 ln N for N >> N0).
+
+    Parameters
+    ----------
+    N0 : float or array-like of float > 0
+        Concentration(s); vectorised over this argument.
+    N : int >= 0
+        Number of data points.
+
+    Returns
+    -------
+    float or ndarray
+        E[K], of the shape of ``N0``. Exact: the sum is taken directly (numpy's pairwise
+        summation) for N <= 10^6, and through N0 (psi(N0 + N) - psi(N0)) beyond.
+    """
+    N = _check_N(N)
+    a = np.asarray(N0, dtype=float)
+    if a.size and (not np.all(np.isfinite(a)) or np.any(a <= 0)):
+        raise ValueError("N0 must be finite and > 0.")
+    s1, _ = _crp_sums(a, N)
+    return float(s1[0]) if a.ndim == 0 else s1.reshape(a.shape)
+
+
+def _invert_one(K: float, N: int) -> float:
+    if not math.isfinite(K):
+        raise ValueError(f"the expected number of clusters must be finite, got {K!r}.")
+    if K < 1 or K > N:
+        raise ValueError(f"the expected number of clusters must lie between 1 and N = {N}, got {K!r}.")
+    if K == 1:
+        raise ValueError("E[K] = 1 is reached only in the limit N0 -> 0 (every point in one cluster); "
+                         "ask for K > 1.")
+    if K == N:
+        raise ValueError(f"E[K] = N = {N} is reached only in the limit N0 -> infinity (every point alone); "
+                         "ask for K < N.")
+    # E(N0) <= 1 + N0 H_{N-1} and E(N0) >= N N0/(N0 + N - 1) bracket the root
+    harmonic = float(digamma(N) + np.euler_gamma)
+    lo = 0.5 * (K - 1.0) / harmonic
+    hi = 2.0 * K * (N - 1.0) / (N - K)
+    u = brentq(lambda v: expected_clusters(math.exp(v), N) - K, math.log(lo), math.log(hi),
+               xtol=1e-14, rtol=4 * np.finfo(float).eps, maxiter=500)
+    return math.exp(u)
+
+
+def n0_for_expected_clusters(K, N):
+    """The N0 at which the CRP's expected number of clusters equals K (PLOS Appendix G).
+
+    Inverts :func:`expected_clusters`, which increases strictly from 1 (N0 -> 0) to
+    N (N0 -> infinity), by Brent's method on ln N0 inside the bracket
+    [(K - 1)/(2 H_{N-1}), 2 K (N - 1)/(N - K)], which always contains the root.
+
+    Parameters
+    ----------
+    K : float or array-like of float, 1 < K < N
+        Expected number(s) of clusters; need not be whole.
+    N : int
+        Number of data points.
+
+    Returns
+    -------
+    float or ndarray of the shape of ``K``
+
+    Raises
+    ------
+    ValueError
+        If K < 1 or K > N (impossible), or K equals 1 or N (reached only in the limits
+        N0 -> 0 and N0 -> infinity).
+    """
+    N = _check_N(N)
+    k = np.asarray(K, dtype=float)
+    out = np.array([_invert_one(float(v), N) for v in k.reshape(-1)])
+    return float(out[0]) if k.ndim == 0 else out.reshape(k.shape)
+
+
+# ----------------------------------------------------------------------------- MAP N0
+
+class MapN0(NamedTuple):
+    """Result of :func:`map_n0`: the posterior mode of N0 and the Newton iterations used."""
+    N0: float
+    n_iter: int
+
+
+def _map_n0_log_posterior(N0: float, N: int, K: float, a: float, b: float) -> float:
+    """ln G(N0) - ln G(N0 + N) + (K + a - 1) ln N0 - b N0 (PLOS eq 35, up to a constant)."""
+    return math.lgamma(N0) - math.lgamma(N0 + N) + (K + a - 1.0) * math.log(N0) - b * N0
+
+
+def map_n0(N, K, a: float = 1.0, b: float = 1.0, *, tol: float = 1e-12, max_iter: int = 100) -> MapN0:
+    """MAP estimate of N0 given N points in K clusters, under a Gamma(a, b) prior (PLOS
+    Appendix G, approach 3, eq 35).
+
+    Maximises g(N0) = ln G(N0) - ln G(N0 + N) + (K + a - 1) ln N0 - b N0 by Newton's method
+    on u = ln N0, where g is concave (Rasmussen 2000): with S1 = sum_{i<N} N0/(N0 + i) (the
+    CRP's E[K]) and S2 = sum_{i<N} N0 i/(N0 + i)^2,
+
+        dg/du = K + a - 1 - S1 - b N0,    d2g/du2 = -S2 - b N0 < 0.
+
+    So the mode solves E[K](N0) + b N0 = K + a - 1 (with a = 1, b = 0 it is the N0 whose
+    expected K is the observed K). Newton steps are safeguarded by bisection inside a
+    bracket on which dg/du changes sign.
+
+    Parameters
+    ----------
+    N : int >= 1
+        Number of data points.
+    K : float, 1 <= K <= N
+        Number of clusters (for example a fitted ``n_clusters_``).
+    a : float > 0, default 1.0
+        Shape of the Gamma prior on N0.
+    b : float >= 0, default 1.0
+        Rate of the Gamma prior on N0 (0: an improper flat-in-N0 prior).
+    tol : float
+        Stop when the Newton step in ln N0 is below ``tol``.
+    max_iter : int
+        Maximum number of Newton iterations.
+
+    Returns
+    -------
+    MapN0
+        ``(N0, n_iter)``: the mode and the number of Newton iterations.
+
+    Raises
+    ------
+    ValueError
+        For invalid arguments, or when the posterior has no mode at a finite N0 > 0:
+        K + a <= 2 (the density keeps rising as N0 -> 0) or b = 0 with K + a - 1 >= N.
+    """
+    N = _check_N(N)
+    if N < 1:
+        raise ValueError("N must be >= 1.")
+    for name, v in (("K", K), ("a", a), ("b", b)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v):
+            raise ValueError(f"{name} must be a finite number, got {v!r}.")
+    K, a, b = float(K), float(a), float(b)
+    if K < 1 or K > N:
+        raise ValueError(f"K must lie between 1 and N = {N}, got {K!r}.")
+    if a <= 0:
+        raise ValueError(f"a (the Gamma prior's shape) must be > 0, got {a!r}.")
+    if b < 0:
+        raise ValueError(f"b (the Gamma prior's rate) must be >= 0, got {b!r}.")
+    c = K + a - 1.0
+    if c - 1.0 <= 0:
+        raise ValueError(f"no mode at N0 > 0: with K + a = {K + a:g} <= 2 the posterior of N0 increases "
+                         "all the way to N0 -> 0; use a prior shape a > 2 - K.")
+    if b == 0 and c >= N:
+        raise ValueError(f"no mode at a finite N0: with b = 0 and K + a - 1 = {c:g} >= N = {N} the posterior "
+                         "increases without bound; use a rate b > 0.")
+
+    def derivs(u: float) -> tuple[float, float]:
+        n0 = math.exp(u)
+        s1, s2 = _crp_sums(np.array([n0]), N)
+        return c - float(s1[0]) - b * n0, -float(s2[0]) - b * n0
+
+    # start near the solution of E[K] ~ N0 ln(1 + N/N0) = c - 1, then bracket the root
+    u = math.log(max((c - 1.0) / math.log1p(N), 1e-8))
+    g1, _ = derivs(u)
+    lo = hi = None
+    step = 1.0
+    if g1 > 0:
+        lo = u
+        while hi is None:
+            v = u + step
+            if derivs(v)[0] > 0:
+                lo = v
+            else:
+                hi = v
+            step *= 2.0
+    else:
+        hi = u
+        while lo is None:
+            v = u - step
+            if derivs(v)[0] > 0:
+                lo = v
+            else:
+                hi = v
+            step *= 2.0
+    u = lo if abs(derivs(lo)[0]) < abs(derivs(hi)[0]) else hi
+    for it in range(1, max_iter + 1):
+        g1, g2 = derivs(u)
+        if g1 == 0.0:
+            return MapN0(math.exp(u), it)
+        if g1 > 0:
+            lo = u
+        else:
+            hi = u
+        step = -g1 / g2
+        if abs(step) < tol:
+            return MapN0(math.exp(u + step), it)
+        new = u + step
+        if not (lo < new < hi):  # safeguard: bisect the bracket
+            new = 0.5 * (lo + hi)
+        u = new
+    raise RuntimeError(f"map_n0 did not converge in {max_iter} iterations (N={N}, K={K}, a={a}, b={b}).")
+
+
+# ----------------------------------------------------------------------------- grid by the joint
+
+class N0Grid(NamedTuple):
+    """Result of :func:`n0_grid`."""
+    table: pd.DataFrame
+    best_N0: float
+
+
+def _check_values(values, name: str) -> list[float]:
+    arr = np.asarray(values, dtype=float).reshape(-1)
+    if arr.size == 0:
+        raise ValueError(f"{name} must hold at least one value.")
+    if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
+        raise ValueError(f"every value in {name} must be a finite number > 0, got {arr.tolist()}.")
+    return [float(v) for v in arr]
+
+
+def n0_grid(X, n0_values, likelihood="normal_wishart", prior=None, n_init: int = 3, random_state=0,
+            on_step: Callable[[int, int], None] | None = None, n_jobs=None) -> N0Grid:
+    """Fit MAP-DP at each N0 and compare the fits by the exact joint likelihood (PLOS
+    Appendix G, approach 2).
+
+    The criterion is the exact collapsed -ln p(X, z | N0, theta0) = -ln CRP(z; N0)
+    - sum_k ln p(X_k | theta0) at the converged z (``MAPDP.neg_log_joint_``). It contains
+    the CRP normaliser C(N0, N) = ln G(N0) - ln G(N0 + N) and the term K ln N0, so unlike
+    the objective E, whose N0-dependent constant is dropped, values at different N0 are
+    comparable; and it does not depend on the visiting order, so it also selects among
+    restarts.
+
+    Parameters
+    ----------
+    X : array-like or DataFrame
+    n0_values : sequence of float > 0
+        The N0 grid (kept in the order given).
+    likelihood, prior
+        As for :class:`~mapdp_core.MAPDP`.
+    n_init : int, default 3
+        Restarts per N0 (the best by the joint is kept).
+    random_state : int or None, default 0
+        The same seed at every N0 (common visiting orders, so differences come from N0).
+    on_step : callable(done, total), optional
+        Called after each fit, for a progress bar.
+    n_jobs : int, optional
+        Threads for the restarts.
+
+    Returns
+    -------
+    N0Grid
+        ``table``: one row per N0 with columns N0, K, neg_log_joint, E (the final
+        objective) and n_iter; ``best_N0``: the N0 of the smallest neg_log_joint.
+    """
+    values = _check_values(n0_values, "n0_values")
+    rows = []
+    for j, n0 in enumerate(values):
+        m = MAPDP(N0=n0, likelihood=likelihood, prior=prior, n_init=n_init, random_state=random_state,
+                  n_jobs=n_jobs).fit(X)
+        rows.append({"N0": n0, "K": int(m.n_clusters_), "neg_log_joint": float(m.neg_log_joint_),
+                     "E": float(m.objective_history_[-1]), "n_iter": int(m.n_iter_)})
+        if on_step is not None:
+            on_step(j + 1, len(values))
+    table = pd.DataFrame(rows, columns=["N0", "K", "neg_log_joint", "E", "n_iter"])
+    best = float(table["N0"].iloc[int(np.argmin(table["neg_log_joint"].to_numpy()))])
+    return N0Grid(table, best)
+
+
+# ----------------------------------------------------------------------------- prior scale
+
+def _check_scale(s) -> float:
+    if isinstance(s, bool) or not isinstance(s, numbers.Real) or not math.isfinite(s) or s <= 0:
+        raise ValueError(f"the prior scale s must be a finite number > 0, got {s!r}.")
+    return float(s)
+
+
+def _scaled_block_prior(family: str, prior: dict, s: float) -> dict:
+    """A copy of one block's resolved hyperparameters with the within-cluster spread times s,
+    holding only the keys that the family's ``prior=`` accepts."""
+    out = {k: (v.copy() if isinstance(v, np.ndarray) else
+               [np.array(x, dtype=float) for x in v] if isinstance(v, list) else v)
+           for k, v in prior.items()}
+    if family == "bernoulli":
+        out.pop("n", None)  # fixed at 1, not a prior key of the Bernoulli family
+    if family == "normal_wishart":
+        out["B0"] = out["B0"] / s        # prior scatter B0^-1 (and E[Sigma]) times s
+    elif family == "normal_gamma":
+        out["b0"] = out["b0"] * s        # E[sigma^2] = b0/(a0 - 1) times s
+    elif family == "spherical_gaussian":
+        out["sigma2"] = out["sigma2"] * s
+    elif family == "gaussian_known_cov":
+        out["Sigma"] = out["Sigma"] * s
+    return out
+
+
+def _prior_argument(parsed: ParsedData, likelihood, s: float):
+    """The ``prior=`` argument reproducing ``parsed``'s resolved priors, Gaussian spreads times s."""
+    groups = _groups(likelihood, parsed.names)
+    if len(groups) != len(parsed.blocks):  # parse builds one block per group, in order
+        raise RuntimeError("internal: the likelihood's groups do not match the parsed blocks.")
+    entries = [(key, _scaled_block_prior(block.family, block.prior, s))
+               for (_, _, key), block in zip(groups, parsed.blocks)]
+    if isinstance(likelihood, str):
+        return entries[0][1]
+    return {key: value for key, value in entries}
+
+
+def scaled_prior(X, likelihood="normal_wishart", s: float = 1.0, prior=None):
+    """Empirical-Bayes priors with the Gaussian families' within-cluster spread times s.
+
+    Appendix G (approaches 2 and 4) tunes theta0 by likelihood; this gives that search
+    one interpretable knob. Starting from the empirical-Bayes defaults computed on ``X``
+    (and any ``prior`` values you pass, which take precedence), the expected
+    within-cluster (co)variance of each Gaussian block is multiplied by s:
+
+    * normal_wishart: B0 -> B0 / s (the prior scatter B0^-1, hence E[Sigma], times s);
+    * normal_gamma: b0 -> b0 s (E[sigma^2] = b0/(a0 - 1) times s);
+    * spherical_gaussian: sigma2 -> sigma2 s;
+    * gaussian_known_cov: Sigma -> Sigma s.
+
+    The hyperparameters c0, sigma0_2, Sigma0 and every other family are unchanged.
+    Moderately, s > 1 asks for wider clusters, hence fewer, and s < 1 for tighter ones.
+    For the known-variance families the spread of the cluster means (sigma0_2, Sigma0)
+    stays fixed; for normal_wishart and normal_gamma the conjugate prior ties it to the
+    within-cluster spread (Cov(mu) = E[Sigma]/c0), so it is scaled too, and a very small s
+    makes a new cluster improbable away from m0 (few clusters) rather than splitting.
+
+    Parameters
+    ----------
+    X : array-like or DataFrame
+    likelihood : str, list or dict
+        As for :class:`~mapdp_core.MAPDP`.
+    s : float > 0, default 1.0
+    prior : dict, optional
+        Hyperparameters to use instead of the defaults before scaling.
+
+    Returns
+    -------
+    dict
+        A ``prior=`` argument for :class:`~mapdp_core.MAPDP` with ``likelihood``: for a
+        single family name, that family's dict; for a list or mapping, a dict keyed as
+        :mod:`mapdp_core.spec` looks blocks up (the likelihood's key, or the family name for
+        a multivariate family given column by column). Every block is given in full, so
+        with s = 1 it reproduces the defaults exactly.
+    """
+    s = _check_scale(s)
+    return _prior_argument(parse(X, likelihood, prior), likelihood, s)
+
+
+# ----------------------------------------------------------------------------- cross-validation
+
+class CrossValidation(NamedTuple):
+    """Result of :func:`cross_validate`."""
+    folds: pd.DataFrame
+    summary: pd.DataFrame
+    best_N0: float
+    best_scale: float
+
+
+def _with_full_support(train: ParsedData, full: ParsedData) -> None:
+    """Give the training fold's discrete priors the support of the whole data set, in place.
+
+    A category code or a number of successes absent from a training fold would otherwise
+    make its held-out rows unscorable. Categorical: alpha0 as in the family's default,
+    L (c_l + 0.5)/(n + 0.5 L), with the training counts c_l and the full data's L.
+    Binomial: the full data's number of trials n, with the training success rate.
+    """
+    for tb, fb in zip(train.blocks, full.blocks):
+        if tb.family == "categorical":
+            alphas = []
+            for j, (a_tr, a_full) in enumerate(zip(tb.prior["alpha0"], fb.prior["alpha0"])):
+                if a_tr.size >= a_full.size:
+                    alphas.append(a_tr)
+                    continue
+                col = train.X[:, tb.columns[j]]
+                col = col[~np.isnan(col)].astype(np.int64)
+                L = a_full.size
+                cnt = np.bincount(col, minlength=L).astype(float)
+                alphas.append(L * (cnt + 0.5) / (cnt.sum() + 0.5 * L))
+            tb.prior["alpha0"] = alphas
+        elif tb.family == "binomial" and np.any(tb.prior["n"] < fb.prior["n"]):
+            ntr = np.maximum(tb.prior["n"], fb.prior["n"])
+            sub = train.X[:, tb.columns]
+            n_obs = np.maximum(np.sum(~np.isnan(sub), axis=0), 1)
+            eps = 0.5 / (ntr * n_obs + 1.0)
+            p = np.clip(np.nansum(sub, axis=0) / (ntr * n_obs), eps, 1 - eps)
+            tb.prior.update({"alpha0": 2.0 * p, "beta0": 2.0 * (1.0 - p), "n": ntr})
+
+
+def cross_validate(X, n0_values, scale_values, likelihood="normal_wishart", n_folds: int = 5,
+                   n_init: int = 1, random_state=0, on_step: Callable[[int, int], None] | None = None,
+                   prior=None, n_jobs=None) -> CrossValidation:
+    """K-fold cross-validated held-out log-likelihood over a grid of N0 and prior scale
+    (PLOS Appendix G, approach 4; the paper recommends it for small data sets).
+
+    The rows are split into ``n_folds`` folds by a permutation seeded with
+    ``random_state``. For each fold, the empirical-Bayes priors are computed on the
+    training rows only (with the discrete families' support, i.e. the categorical
+    number of categories and the binomial number of trials, taken from the whole data
+    so that every held-out row can be scored), scaled by each s as in
+    :func:`scaled_prior`, and MAP-DP is fitted at each N0. The held-out rows are scored
+    by the mixture predictive of Appendix E (``MAPDP.score_samples``; missing values
+    marginalised). All settings of a fold use the same restart seed.
+
+    Parameters
+    ----------
+    X : array-like or DataFrame
+        Text columns are encoded once on the whole data, so codes agree across folds.
+    n0_values, scale_values : sequences of float > 0
+    likelihood : str, list or dict
+        As for :class:`~mapdp_core.MAPDP`.
+    n_folds : int, default 5
+        Between 2 and the number of rows.
+    n_init : int, default 1
+        Restarts per fit.
+    random_state : int or None, default 0
+    on_step : callable(done, total), optional
+        Called after each of the n_folds x len(n0_values) x len(scale_values) fits.
+    prior : dict, optional
+        Hyperparameters used instead of the training-fold defaults, before scaling.
+    n_jobs : int, optional
+        Threads for the restarts.
+
+    Returns
+    -------
+    CrossValidation
+        ``folds``: one row per (N0, scale, fold) with columns N0, scale, fold,
+        heldout_loglik (the mean held-out log density per row), K (clusters fitted on the
+        training rows) and n_test; ``summary``: one row per (N0, scale) with columns N0,
+        scale, mean_heldout_loglik, se (standard error over folds), mean_K and best;
+        ``best_N0``, ``best_scale``: the pair with the highest mean held-out
+        log-likelihood (on a tie, the smallest N0, then scale).
+    """
+    n0s = _check_values(n0_values, "n0_values")
+    scales = _check_values(scale_values, "scale_values")
+    M, names, _ = to_matrix(X)
+    frame = isinstance(X, (pd.DataFrame, pd.Series))
+    data = pd.DataFrame(M, columns=names) if frame else M
+    full = parse(data, likelihood, prior)  # validates everything once, and gives the support
+    N = M.shape[0]
+    if isinstance(n_folds, bool) or not isinstance(n_folds, numbers.Integral) or not 2 <= n_folds <= N:
+        raise ValueError(f"n_folds must be a whole number from 2 to the number of rows ({N}), got {n_folds!r}.")
+    rng = np.random.default_rng(random_state)
+    folds = np.array_split(rng.permutation(N), int(n_folds))
+    seeds = rng.integers(0, 2**31 - 1, size=len(folds))
+    total, done, rows = len(folds) * len(n0s) * len(scales), 0, []
+    for f, test in enumerate(folds):
+        mask = np.zeros(N, dtype=bool)
+        mask[test] = True
+        train_idx, test_idx = np.flatnonzero(~mask), np.sort(test)
+        take = (lambda idx: data.iloc[idx].reset_index(drop=True)) if frame else (lambda idx: data[idx])
+        X_train, X_test = take(train_idx), take(test_idx)
+        base = parse(X_train, likelihood, prior)
+        _with_full_support(base, full)
+        for s in scales:
+            fold_prior = _prior_argument(base, likelihood, s)
+            for n0 in n0s:
+                m = MAPDP(N0=n0, likelihood=likelihood, prior=fold_prior, n_init=n_init,
+                          random_state=int(seeds[f]), n_jobs=n_jobs).fit(X_train)
+                ll = m.score_samples(X_test)
+                rows.append({"N0": n0, "scale": s, "fold": f, "heldout_loglik": float(np.mean(ll)),
+                             "K": int(m.n_clusters_), "n_test": int(test_idx.size)})
+                done += 1
+                if on_step is not None:
+                    on_step(done, total)
+    table = pd.DataFrame(rows, columns=["N0", "scale", "fold", "heldout_loglik", "K", "n_test"])
+    grouped = table.groupby(["N0", "scale"], sort=False)
+    summary = pd.DataFrame({
+        "mean_heldout_loglik": grouped["heldout_loglik"].mean(),
+        "se": grouped["heldout_loglik"].std(ddof=1) / np.sqrt(grouped["heldout_loglik"].count()),
+        "mean_K": grouped["K"].mean(),
+    }).reset_index().sort_values(["N0", "scale"], ignore_index=True)
+    i_best = int(np.argmax(summary["mean_heldout_loglik"].to_numpy()))
+    summary["best"] = np.arange(len(summary)) == i_best
+    return CrossValidation(table, summary, float(summary["N0"].iloc[i_best]), float(summary["scale"].iloc[i_best]))
