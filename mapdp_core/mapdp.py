@@ -230,6 +230,11 @@ class MAPDP(ClusterMixin, BaseEstimator):
             runs = Parallel(n_jobs=self.n_jobs, prefer="threads")(delayed(one)(o) for o in orders)
         finals = np.array([r[0].neg_log_joint for r in runs])
         last, objectives, joints = runs[int(np.argmin(finals))]
+        return self._set_fitted(X, parsed, last, objectives, joints, finals)
+
+    def _set_fitted(self, X, parsed, last, objectives, joints, finals):
+        """Store the fitted attributes from the final state of the best restart (also used by
+        :func:`mapdp_core.explorer.fitted_model` to wrap a run recorded sweep by sweep)."""
         self.labels_ = np.array(last.labels)
         self.n_clusters_ = last.n_clusters
         self.objective_history_ = objectives

@@ -1,0 +1,491 @@
+"""What the MAP-DP Explorer app computes, kept free of Streamlit so a notebook can call it too.
+
+The flow is the library's (data -> spec -> arrays -> kernel -> state): an :class:`AppData`
+holds one data set as the app sees it (the table as loaded, every row in order, its
+encoded features and the likelihood per column); :func:`run_mapdp`, :func:`run_kmeans`
+and :func:`run_dpmeans` record every sweep of an algorithm as :class:`~mapdp_core.SweepState`
+frames, over restarts; :func:`animation_frames` turns runs into what an animation draws
+(a 2-D view, colours stable across frames and across algorithms, 2-sd ellipses, K, the
+objective and NMI/ARI per frame). :mod:`mapdp_core.figures` draws them.
+
+K-means and DP-means need numbers without gaps: they run on :func:`numeric_matrix`, the
+features standardised (categories one-hot), with a missing entry set to its column's mean,
+which the app says whenever data have gaps. MAP-DP runs on the features themselves with
+one likelihood per column and marginalises the gaps (PLOS Appendix F).
+"""
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .datasets import load_dataset
+from .dpmeans import dp_means, dpmeans_lambda_for_k
+from .kmeans import kmeans
+from .loading import prepare, suggest_roles_and_families
+from .mapdp import MAPDP, map_dp
+from .metrics import clustering_scores, match_labels
+from .spec import parse
+from .state import SweepState
+from .synthetic import PLOS_SCENARIOS, clinical_simulator, crp_normal_wishart, plos_scenario
+from .tuning import scaled_prior
+
+__all__ = [
+    "AppData", "Run", "Frames", "scenario_data", "builtin_data", "crp_data", "clinical_data", "table_data",
+    "numeric_matrix", "projection", "display_sample", "run_mapdp", "run_kmeans", "run_dpmeans",
+    "lambda_for_k", "fitted_model", "animation_frames", "DISPLAY_MAX", "MAX_FRAMES",
+]
+
+#: Most points drawn in a scatter; above this a random sample is shown (and the app says so).
+DISPLAY_MAX = 4000
+#: Most frames kept per algorithm for an animation (evenly thinned beyond, first and last kept).
+MAX_FRAMES = 60
+_CATEGORICAL = ("categorical", "bernoulli")
+
+
+# ----------------------------------------------------------------------------- data
+
+@dataclass(frozen=True, eq=False)
+class AppData:
+    """One data set as the app holds it.
+
+    Attributes
+    ----------
+    name : str
+        What to call it on screen.
+    table : DataFrame
+        The table as loaded, every row in input order (labels and identifiers included).
+    X : DataFrame
+        The encoded feature columns (float64, NaN = missing), one row per row of ``table``.
+    likelihood : dict
+        ``{column or tuple of columns: family}`` for :class:`~mapdp_core.MAPDP`; a tuple
+        is one joint (Normal-Wishart) block.
+    truth : ndarray of int or None
+        Ground-truth class per row (codes 0..C-1, -1 where unknown), if the data have one.
+    truth_names : list
+        The class of each code.
+    description : str
+    notes : tuple of str
+        Warnings from loading, to show.
+    encodings : dict
+        Per feature, how it was encoded (see :func:`mapdp_core.loading.prepare`).
+    key : str
+        A digest of the features and likelihood: equal keys mean the same clustering problem.
+    """
+
+    name: str
+    table: pd.DataFrame = field(repr=False)
+    X: pd.DataFrame = field(repr=False)
+    likelihood: dict
+    truth: np.ndarray | None = field(default=None, repr=False)
+    truth_names: list = field(default_factory=list, repr=False)
+    description: str = ""
+    notes: tuple = ()
+    encodings: dict = field(default_factory=dict, repr=False)
+    key: str = ""
+
+    def __post_init__(self):
+        if not self.key:
+            h = hashlib.sha256()
+            h.update(np.ascontiguousarray(self.X.to_numpy(dtype=float)).tobytes())
+            h.update(repr(sorted((str(k), v) for k, v in self.likelihood.items())).encode())
+            h.update(repr(list(self.X.columns)).encode())
+            object.__setattr__(self, "key", h.hexdigest()[:16])
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.X)
+
+    @property
+    def features(self) -> list:
+        return list(self.X.columns)
+
+    @property
+    def has_gaps(self) -> bool:
+        return bool(self.X.isna().to_numpy().any())
+
+    def family_of(self, column) -> str:
+        for key, fam in self.likelihood.items():
+            if key == column or (isinstance(key, tuple) and column in key):
+                return fam
+        raise KeyError(column)
+
+
+def _codes(labels) -> tuple[np.ndarray | None, list]:
+    if labels is None:
+        return None, []
+    s = pd.Series(labels).reset_index(drop=True)
+    known = s.notna()
+    names = sorted(pd.unique(s[known]), key=lambda v: (isinstance(v, str), v))
+    lookup = {v: i for i, v in enumerate(names)}
+    codes = np.full(len(s), -1, dtype=np.int64)
+    codes[known.to_numpy()] = [lookup[v] for v in s[known]]
+    return codes, [v.item() if hasattr(v, "item") else v for v in names]
+
+
+def scenario_data(section: str = "5.2", n: int = 4000, seed: int = 0) -> AppData:
+    """One of the six PLOS Section 5 scenarios, with a Normal-Wishart block over (x, y)."""
+    X, y = plos_scenario(section, n=n, seed=seed)
+    table = pd.DataFrame(X, columns=["x", "y"])
+    table["truth"] = y
+    title = PLOS_SCENARIOS[section]
+    truth, names = _codes(y)
+    return AppData(name=f"PLOS {section}: {title}", table=table, X=table[["x", "y"]].astype(float),
+                   likelihood={("x", "y"): "normal_wishart"}, truth=truth, truth_names=names,
+                   description=f"PLOS ONE 2016, Section {section} ({n} points, seed {seed}).")
+
+
+def builtin_data(name: str) -> AppData:
+    """A data set shipped in datasets/, with its documented default likelihoods."""
+    X, y, spec = load_dataset(name)
+    table = X.copy()
+    table["label"] = y.to_numpy()
+    truth, names = _codes(y)
+    return AppData(name=name, table=table, X=X.astype(float), likelihood=spec, truth=truth, truth_names=names,
+                   description=f"Built-in data set '{name}' ({len(X)} rows, {X.shape[1]} features).")
+
+
+def crp_data(n: int = 2000, N0: float = 3.0, d: int = 2, seed: int = 0) -> AppData:
+    """Data drawn from the DP mixture itself: a CRP partition with Normal-Wishart clusters (EJS Section 5)."""
+    out = crp_normal_wishart(n, N0=N0, d=d, seed=seed)
+    X, y = out[0], out[1]
+    cols = [f"x{j + 1}" for j in range(X.shape[1])]
+    table = pd.DataFrame(X, columns=cols)
+    table["truth"] = y
+    truth, names = _codes(y)
+    return AppData(name=f"CRP mixture (N0={N0:g}, d={d})", table=table, X=table[cols].astype(float),
+                   likelihood={tuple(cols): "normal_wishart"}, truth=truth, truth_names=names,
+                   description=f"{n} points from a Chinese restaurant process with N0 = {N0:g}, seed {seed}.")
+
+
+def clinical_data(n: int = 500, n_subtypes: int = 3, missing_rate: float = 0.1, seed: int = 0) -> AppData:
+    """Simulated patients of mixed feature types with gaps (PLOS Section 6 style)."""
+    out = clinical_simulator(n=n, n_subtypes=n_subtypes, missing_rate=missing_rate, seed=seed)
+    df, y, spec = out[0], out[1], out[2]
+    table = df.copy()
+    table["subtype"] = np.asarray(y)
+    roles = {c: "feature" for c in df.columns} | {"subtype": "label"}
+    data = table_data(table, roles=roles, families=dict(spec), name=f"Simulated clinical ({n_subtypes} subtypes)")
+    return AppData(name=data.name, table=table, X=data.X, likelihood=data.likelihood, truth=data.truth,
+                   truth_names=data.truth_names, encodings=data.encodings, notes=data.notes,
+                   description=f"{n} simulated patients, {missing_rate:.0%} of entries missing, seed {seed}.")
+
+
+def table_data(table: pd.DataFrame, roles=None, families=None, standardize: str = "none",
+               name: str = "uploaded table") -> AppData:
+    """A user's table: roles and families as chosen (or suggested), features encoded by
+    :func:`mapdp_core.loading.prepare`. Every row is kept, in order."""
+    prepared = prepare(table, roles=roles, families=families, standardize=standardize)
+    truth, names = _codes(prepared.labels)
+    return AppData(name=name, table=table, X=prepared.X.astype(float), likelihood=dict(prepared.likelihood),
+                   truth=truth, truth_names=names, notes=tuple(prepared.notes), encodings=prepared.encodings,
+                   description=f"{name}: {len(table)} rows, {prepared.X.shape[1]} features.")
+
+
+def suggestions(table: pd.DataFrame) -> pd.DataFrame:
+    """Suggested role and family per column (see :func:`mapdp_core.loading.suggest_roles_and_families`)."""
+    return suggest_roles_and_families(table)
+
+
+# ----------------------------------------------------------------------------- numeric view
+
+def numeric_matrix(data: AppData) -> np.ndarray:
+    """Features as plain numbers for K-means, DP-means and PCA: every column z-scored,
+    categorical columns one-hot (each indicator scaled by 1/sqrt(2) so that two different
+    categories lie at distance 1, as two standard deviations of a real feature roughly do),
+    and a missing entry set to 0, its column's mean."""
+    parts = []
+    for c in data.features:
+        x = data.X[c].to_numpy(dtype=float)
+        if data.family_of(c) == "categorical":
+            levels = np.unique(x[~np.isnan(x)])
+            onehot = (x[:, None] == levels[None, :]).astype(float) / np.sqrt(2.0)
+            onehot[np.isnan(x)] = np.nan
+            cols = onehot
+        else:
+            cols = x[:, None]
+        mu = np.nanmean(cols, axis=0)
+        sd = np.nanstd(cols, axis=0)
+        sd[~(sd > 0)] = 1.0
+        z = (cols - mu) / sd if data.family_of(c) != "categorical" else cols - mu
+        z[np.isnan(z)] = 0.0
+        parts.append(z)
+    return np.ascontiguousarray(np.hstack(parts))
+
+
+def projection(data: AppData, features=None) -> tuple[np.ndarray, list[str]]:
+    """2-D coordinates of every row: two chosen features (gaps at the column mean), the
+    only two features, or the first two principal components of :func:`numeric_matrix`.
+
+    Returns
+    -------
+    coords : ndarray (N, 2)
+    axis_names : list of two str (with the share of variance for principal components)
+    """
+    feats = data.features
+    if features is not None:
+        features = list(features)
+        if len(features) != 2 or any(f not in feats for f in features) or features[0] == features[1]:
+            raise ValueError(f"choose two different features among {feats}.")
+    elif len(feats) == 2:
+        features = feats
+    elif len(feats) == 1:
+        x = data.X[feats[0]].to_numpy(dtype=float)
+        x = np.where(np.isnan(x), np.nanmean(x), x)
+        jitter = np.random.default_rng(0).uniform(-0.5, 0.5, x.size)
+        return np.column_stack([x, jitter]), [feats[0], "(spread out at random)"]
+    if features is not None:
+        cols = []
+        for f in features:
+            x = data.X[f].to_numpy(dtype=float)
+            cols.append(np.where(np.isnan(x), np.nanmean(x), x))
+        return np.column_stack(cols), list(map(str, features))
+    Z = numeric_matrix(data)
+    Z = Z - Z.mean(axis=0)
+    _, s, vt = np.linalg.svd(Z, full_matrices=False)
+    share = s ** 2 / max(float((s ** 2).sum()), 1e-300)
+    coords = Z @ vt[:2].T
+    if coords.shape[1] < 2:
+        coords = np.column_stack([coords, np.zeros(len(coords))])
+    return coords, [f"PC1 ({share[0]:.0%} of variance)", f"PC2 ({share[1] if share.size > 1 else 0:.0%})"]
+
+
+def display_sample(n_rows: int, max_points: int = DISPLAY_MAX, seed: int = 0) -> np.ndarray:
+    """Sorted indices of the rows to draw: all of them, or a uniform random sample of ``max_points``."""
+    if n_rows <= max_points:
+        return np.arange(n_rows)
+    return np.sort(np.random.default_rng(seed).choice(n_rows, size=max_points, replace=False))
+
+
+# ----------------------------------------------------------------------------- runs
+
+@dataclass(frozen=True, eq=False)
+class Run:
+    """Every recorded sweep of the best of several restarts of one algorithm.
+
+    Attributes
+    ----------
+    algorithm : str
+    states : tuple of SweepState
+        The sweeps of the best restart (lowest final objective), in order.
+    restarts : DataFrame
+        One row per restart: restart, K, objective, iterations, seconds, and nmi, ari when
+        ground truth exists.
+    params : dict
+    seconds : float
+        Wall time of all restarts.
+    stopped : bool
+        True if a time budget or a stop request cut the run short.
+    """
+
+    algorithm: str
+    states: tuple
+    restarts: pd.DataFrame = field(repr=False)
+    params: dict = field(default_factory=dict)
+    seconds: float = 0.0
+    stopped: bool = False
+
+    @property
+    def final(self) -> SweepState:
+        return self.states[-1]
+
+    @property
+    def labels(self) -> np.ndarray:
+        return self.final.labels
+
+
+def _collect(gen, deadline: float, should_stop) -> tuple[list, bool]:
+    states = []
+    for st in gen:
+        states.append(st)
+        if time.perf_counter() > deadline or (should_stop is not None and should_stop()):
+            return states, True
+    return states, False
+
+
+def _restarts(name: str, make_generator, restarts: int, truth, time_budget: float, should_stop,
+              on_restart, params: dict, score_key: str) -> Run:
+    t0 = time.perf_counter()
+    deadline = t0 + time_budget
+    rows, best, best_obj, stopped = [], None, np.inf, False
+    for r in range(restarts):
+        t = time.perf_counter()
+        states, cut = _collect(make_generator(r), deadline, should_stop)
+        final = states[-1]
+        obj = float(getattr(final, score_key))
+        row = {"restart": r + 1, "K": final.n_clusters, "objective": obj, "iterations": final.iteration,
+               "seconds": time.perf_counter() - t}
+        if truth is not None:
+            known = truth >= 0
+            sc = clustering_scores(truth[known], final.labels[known])
+            row.update(nmi=sc["nmi"], ari=sc["ari"])
+        rows.append(row)
+        if obj < best_obj or best is None:
+            best, best_obj = states, obj
+        if on_restart is not None:
+            on_restart(r + 1, restarts)
+        if cut:
+            stopped = True
+            break
+    return Run(algorithm=name, states=tuple(best), restarts=pd.DataFrame(rows), params=params,
+               seconds=time.perf_counter() - t0, stopped=stopped)
+
+
+def run_mapdp(data: AppData, N0: float = 3.0, spread: float = 1.0, restarts: int = 1, seed: int = 0, *,
+              max_iter: int = 100, time_budget: float = 120.0, should_stop: Callable[[], bool] | None = None,
+              on_restart: Callable[[int, int], None] | None = None) -> Run:
+    """MAP-DP on the data's own likelihoods, the Gaussian spread of the prior times ``spread``
+    (:func:`mapdp_core.tuning.scaled_prior`). Restart 1 visits rows in input order, later
+    ones in random orders (PLOS Appendix C); the restart of lowest exact -ln p(X, z) is kept."""
+    prior = scaled_prior(data.X, data.likelihood, spread) if spread != 1.0 else None
+    rng = np.random.default_rng(seed)
+    orders = [None] + [rng.permutation(data.n_rows) for _ in range(max(restarts, 1) - 1)]
+    return _restarts("MAP-DP", lambda r: map_dp(data.X, N0, data.likelihood, prior, order=orders[r],
+                                                 max_iter=max_iter),
+                     max(restarts, 1), data.truth, time_budget, should_stop, on_restart,
+                     {"N0": N0, "spread": spread, "restarts": restarts, "seed": seed}, "neg_log_joint")
+
+
+def run_kmeans(data: AppData, K: int = 3, restarts: int = 1, seed: int = 0, *, max_iter: int = 300,
+               time_budget: float = 120.0, should_stop=None, on_restart=None, Z: np.ndarray | None = None) -> Run:
+    """K-means (k-means++ seeding) on :func:`numeric_matrix`; the restart of lowest sum of squares is kept."""
+    Z = numeric_matrix(data) if Z is None else Z
+    K = int(min(max(K, 1), data.n_rows))
+    rng = np.random.default_rng(seed)
+    seeds = rng.integers(0, 2 ** 31 - 1, size=max(restarts, 1))
+    return _restarts("K-means", lambda r: kmeans(Z, K, random_state=int(seeds[r]), max_iter=max_iter),
+                     max(restarts, 1), data.truth, time_budget, should_stop, on_restart,
+                     {"K": K, "restarts": restarts, "seed": seed}, "objective")
+
+
+def run_dpmeans(data: AppData, lam: float, restarts: int = 1, seed: int = 0, *, max_iter: int = 100,
+                time_budget: float = 120.0, should_stop=None, on_restart=None, Z: np.ndarray | None = None) -> Run:
+    """DP-means (Kulis & Jordan) with penalty ``lam`` on :func:`numeric_matrix`; restarts in random orders."""
+    Z = numeric_matrix(data) if Z is None else Z
+    rng = np.random.default_rng(seed)
+    orders = [None] + [rng.permutation(data.n_rows) for _ in range(max(restarts, 1) - 1)]
+    return _restarts("DP-means", lambda r: dp_means(Z, float(lam), max_iter=max_iter, order=orders[r]),
+                     max(restarts, 1), data.truth, time_budget, should_stop, on_restart,
+                     {"lambda": lam, "restarts": restarts, "seed": seed}, "objective")
+
+
+def fitted_model(data: AppData, run: Run) -> MAPDP:
+    """The fitted :class:`~mapdp_core.MAPDP` of a MAP-DP :class:`Run` (its best restart, as animated),
+    for prediction, imputation and profiles, without running MAP-DP again."""
+    if run.algorithm != "MAP-DP":
+        raise ValueError(f"only a MAP-DP run has a model to predict with, not {run.algorithm}.")
+    spread = run.params.get("spread", 1.0)
+    prior = scaled_prior(data.X, data.likelihood, spread) if spread != 1.0 else None
+    model = MAPDP(N0=run.params["N0"], likelihood=data.likelihood, prior=prior, n_init=max(1, len(run.restarts)),
+                  random_state=run.params.get("seed"))
+    parsed = parse(data.X, data.likelihood, prior)
+    return model._set_fitted(data.X, parsed, run.final, [s.objective for s in run.states],
+                             [s.neg_log_joint for s in run.states], run.restarts["objective"].to_numpy())
+
+
+def lambda_for_k(data: AppData, K: int, Z: np.ndarray | None = None) -> tuple[float, bool]:
+    """The DP-means lambda giving K clusters on :func:`numeric_matrix` (EJS Appendix D), and whether K was reached."""
+    Z = numeric_matrix(data) if Z is None else Z
+    found = dpmeans_lambda_for_k(Z, int(min(max(K, 1), data.n_rows)))
+    return float(found.lam), bool(found.reached)
+
+
+# ----------------------------------------------------------------------------- animation frames
+
+@dataclass(frozen=True, eq=False)
+class Frames:
+    """What an animation draws, per algorithm and frame.
+
+    Attributes
+    ----------
+    algorithms : list of str
+    sweeps : list of list of int
+        The sweep number of each kept frame, per algorithm.
+    colours : list of list of ndarray
+        Per algorithm and frame, the colour id of every displayed row (ids shared across
+        frames and algorithms: equal ids, the same cluster as far as a matching can say).
+    ellipses : list of list of list of (colour id, ndarray (m, 2))
+        2-sd ellipses of the clusters' displayed coordinates (all rows, not just the sample).
+    info : list of DataFrame
+        Per algorithm one row per kept frame: sweep, K, objective, changed, nmi, ari.
+    n_frames : int
+        Frames of the longest algorithm; shorter ones hold their last frame.
+    """
+
+    algorithms: list
+    sweeps: list
+    colours: list
+    ellipses: list
+    info: list
+    n_frames: int
+
+
+def _thin(n: int, cap: int) -> np.ndarray:
+    if n <= cap:
+        return np.arange(n)
+    return np.unique(np.round(np.linspace(0, n - 1, cap)).astype(int))
+
+
+def _ellipses(coords: np.ndarray, labels: np.ndarray, max_clusters: int = 40, n_std: float = 2.0):
+    ids, inv, counts = np.unique(labels, return_inverse=True, return_counts=True)
+    keep = np.argsort(-counts)[:max_clusters]
+    t = np.linspace(0.0, 2.0 * np.pi, 41)
+    circle = np.column_stack([np.cos(t), np.sin(t)])
+    out = []
+    sx = np.bincount(inv, weights=coords[:, 0])
+    sy = np.bincount(inv, weights=coords[:, 1])
+    for j in keep:
+        if counts[j] < 3:
+            continue
+        pts = coords[inv == j]
+        mean = np.array([sx[j], sy[j]]) / counts[j]
+        cov = np.cov(pts, rowvar=False)
+        w, v = np.linalg.eigh(cov)
+        w = np.clip(w, 0.0, None)
+        out.append((int(ids[j]), mean + n_std * (circle * np.sqrt(w)) @ v.T))
+    return out
+
+
+def animation_frames(runs: list[Run], coords: np.ndarray, sample: np.ndarray | None = None,
+                     truth: np.ndarray | None = None, max_frames: int = MAX_FRAMES) -> Frames:
+    """Match clusters across frames and algorithms and compute what each frame shows.
+
+    Colours follow DESIGN.md "Labels across frames": each algorithm's final clustering is
+    matched (Hungarian, maximum overlap) to a shared reference (the ground truth when known,
+    otherwise the first algorithm's final clustering), then every earlier frame to the
+    frame after it, so a cluster keeps its colour as the sweeps go on.
+    """
+    N = coords.shape[0]
+    sample = np.arange(N) if sample is None else np.asarray(sample)
+    reference = None
+    if truth is not None and np.any(truth >= 0):
+        reference = np.where(truth >= 0, truth, truth.max() + 1)
+    algorithms, sweeps, colours, ellipses, info = [], [], [], [], []
+    for run in runs:
+        keep = _thin(len(run.states), max_frames)
+        states = [run.states[i] for i in keep]
+        if reference is None:
+            reference = np.asarray(states[-1].labels)
+        matched = [None] * len(states)
+        matched[-1] = match_labels(reference, states[-1].labels)
+        for t in range(len(states) - 2, -1, -1):
+            matched[t] = match_labels(matched[t + 1], states[t].labels)
+        rows = []
+        for st, lab in zip(states, matched):
+            row = {"sweep": st.iteration, "K": st.n_clusters, "objective": st.objective, "changed": st.n_changed}
+            if truth is not None and np.any(truth >= 0):
+                known = truth >= 0
+                sc = clustering_scores(truth[known], lab[known])
+                row.update(nmi=sc["nmi"], ari=sc["ari"])
+            rows.append(row)
+        algorithms.append(run.algorithm)
+        sweeps.append([st.iteration for st in states])
+        colours.append([lab[sample] for lab in matched])
+        ellipses.append([_ellipses(coords, lab) for lab in matched])
+        info.append(pd.DataFrame(rows))
+    n_frames = max((len(s) for s in sweeps), default=0)
+    return Frames(algorithms, sweeps, colours, ellipses, info, n_frames)

@@ -1,0 +1,225 @@
+"""Plotly figures of the MAP-DP Explorer, usable from a notebook as well as from the app.
+
+Every function takes results already computed (by :mod:`mapdp_core.explorer`,
+:mod:`mapdp_core.tuning`, :mod:`mapdp_core.kmeans`) and only draws them.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from .explorer import Frames
+
+__all__ = ["PALETTE", "animation_figure", "trace_figure", "scatter_figure", "bic_figure", "n0_figure",
+           "cv_figure", "heatmap_figure"]
+
+#: Cluster colours (colour id modulo its length): distinguishable, colour-blind-aware first eight.
+PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000",
+           "#8C564B", "#7F7F7F", "#BCBD22", "#17BECF", "#9467BD", "#FF9896", "#98DF8A", "#C5B0D5",
+           "#AEC7E8", "#FFBB78", "#C49C94", "#F7B6D2", "#DBDB8D", "#9EDAE5", "#393B79", "#637939"]
+
+
+def _colourscale():
+    P = len(PALETTE)
+    scale = []
+    for i, c in enumerate(PALETTE):
+        scale += [[i / P, c], [(i + 1) / P, c]]
+    return scale
+
+
+def _marker(ids: np.ndarray, size: float) -> dict:
+    return {"color": (np.asarray(ids) % len(PALETTE)).tolist(), "colorscale": _colourscale(),
+            "cmin": -0.5 + 0.0, "cmax": len(PALETTE) - 0.5, "size": size, "opacity": 0.75}
+
+
+def _ellipse_xy(ellipses) -> tuple[list, list]:
+    xs, ys = [], []
+    for _, pts in ellipses:
+        xs += pts[:, 0].tolist() + [None]
+        ys += pts[:, 1].tolist() + [None]
+    return xs, ys
+
+
+def _title(frames: Frames, a: int, f: int) -> str:
+    info = frames.info[a]
+    row = info.iloc[min(f, len(info) - 1)]
+    done = " (done)" if f >= len(info) - 1 else ""
+    text = f"<b>{frames.algorithms[a]}</b> · sweep {int(row['sweep'])}{done} · K = {int(row['K'])}"
+    if "nmi" in info:
+        text += f" · NMI {row['nmi']:.2f} · ARI {row['ari']:.2f}"
+    return text
+
+
+def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int | None = None,
+                     point_size: float | None = None, height: int = 480, show_ellipses: bool = True) -> go.Figure:
+    """The algorithms side by side, one frame per sweep, with play/pause and a sweep slider.
+
+    Parameters
+    ----------
+    frames : Frames
+        From :func:`mapdp_core.explorer.animation_frames`; the colour ids index :data:`PALETTE`.
+    coords : ndarray (n, 2)
+        Coordinates of the displayed rows (the same rows as ``frames.colours``).
+    axis_names : two str
+    start : int, optional
+        Frame shown before playing (default: the last, the converged clustering).
+    show_ellipses : bool
+        Draw each cluster's 2-sd ellipse (from the covariance of its points in this view).
+    """
+    A, F = len(frames.algorithms), frames.n_frames
+    start = F - 1 if start is None else int(np.clip(start, 0, F - 1))
+    n = coords.shape[0]
+    size = point_size or (6 if n <= 1000 else 4 if n <= 5000 else 3)
+    fig = make_subplots(rows=1, cols=A, shared_xaxes=True, shared_yaxes=True, horizontal_spacing=0.03,
+                        subplot_titles=[_title(frames, a, start) for a in range(A)])
+    x, y = coords[:, 0].tolist(), coords[:, 1].tolist()
+
+    def traces(f):
+        out = []
+        for a in range(A):
+            g = min(f, len(frames.colours[a]) - 1)
+            out.append(go.Scattergl(x=x, y=y, mode="markers", marker=_marker(frames.colours[a][g], size),
+                                    hoverinfo="skip", showlegend=False, name=frames.algorithms[a]))
+            ex, ey = _ellipse_xy(frames.ellipses[a][g]) if show_ellipses else ([], [])
+            out.append(go.Scatter(x=ex, y=ey, mode="lines", line={"color": "rgba(30,30,30,0.8)", "width": 1.5},
+                                  hoverinfo="skip", showlegend=False, name="2-sd ellipses"))
+        return out
+
+    for i, tr in enumerate(traces(start)):
+        fig.add_trace(tr, row=1, col=i // 2 + 1)
+    anim = []
+    for f in range(F):
+        data = []
+        for a in range(A):
+            g = min(f, len(frames.colours[a]) - 1)
+            data.append({"marker": {"color": (frames.colours[a][g] % len(PALETTE)).tolist()}})
+            ex, ey = _ellipse_xy(frames.ellipses[a][g]) if show_ellipses else ([], [])
+            data.append({"x": ex, "y": ey})
+        annotations = [{"text": _title(frames, a, f)} for a in range(A)]
+        anim.append(go.Frame(name=str(f), data=data, traces=list(range(2 * A)),
+                             layout={"annotations": annotations}))
+    fig.frames = anim
+    step_args = {"mode": "immediate", "frame": {"duration": 0, "redraw": True}, "transition": {"duration": 0}}
+    fig.update_layout(
+        height=height, margin={"l": 10, "r": 10, "t": 60, "b": 10}, plot_bgcolor="white",
+        updatemenus=[{
+            "type": "buttons", "direction": "left", "x": 0.0, "y": -0.08, "xanchor": "left", "yanchor": "top",
+            "showactive": False, "pad": {"r": 10, "t": 10},
+            "buttons": [
+                {"label": "▶ Play", "method": "animate",
+                 "args": [None, {"frame": {"duration": 400, "redraw": True}, "fromcurrent": True,
+                                 "transition": {"duration": 0}, "mode": "immediate"}]},
+                {"label": "❚❚ Pause", "method": "animate", "args": [[None], step_args]},
+            ]}],
+        sliders=[{
+            "active": start, "x": 0.16, "len": 0.84, "y": -0.04, "yanchor": "top",
+            "currentvalue": {"prefix": "frame ", "visible": True},
+            "steps": [{"label": str(frames.sweeps[int(np.argmax([len(s) for s in frames.sweeps]))][f]),
+                       "method": "animate", "args": [[str(f)], step_args]} for f in range(F)],
+        }],
+    )
+    fig.update_xaxes(title_text=axis_names[0], showgrid=True, gridcolor="#eee", zeroline=False)
+    fig.update_yaxes(title_text=axis_names[1], showgrid=True, gridcolor="#eee", zeroline=False, col=1)
+    fig.update_yaxes(showgrid=True, gridcolor="#eee", zeroline=False)
+    if A:
+        # equal axis scales so that round clusters look round (their shape is the point)
+        fig.update_yaxes(scaleanchor="x", scaleratio=1, row=1, col=1)
+    return fig
+
+
+def trace_figure(frames: Frames, height: int = 300) -> go.Figure:
+    """K and the objective per sweep, one column per algorithm (objectives are in each algorithm's own units)."""
+    A = len(frames.algorithms)
+    fig = make_subplots(rows=2, cols=A, shared_xaxes=True, vertical_spacing=0.12, horizontal_spacing=0.06,
+                        subplot_titles=[f"{a}: K" for a in frames.algorithms]
+                        + [f"{a}: objective" for a in frames.algorithms])
+    for a in range(A):
+        info = frames.info[a]
+        colour = PALETTE[a % len(PALETTE)]
+        fig.add_trace(go.Scatter(x=info["sweep"], y=info["K"], mode="lines+markers", line={"color": colour},
+                                 showlegend=False, name=f"{frames.algorithms[a]} K"), row=1, col=a + 1)
+        fig.add_trace(go.Scatter(x=info["sweep"], y=info["objective"], mode="lines+markers",
+                                 line={"color": colour}, showlegend=False, name=f"{frames.algorithms[a]} objective"),
+                      row=2, col=a + 1)
+        fig.update_xaxes(title_text="sweep", row=2, col=a + 1)
+    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 40, "b": 10})
+    return fig
+
+
+def scatter_figure(coords: np.ndarray, axis_names, colour=None, colour_name: str = "class",
+                   height: int = 420) -> go.Figure:
+    """A plain 2-D scatter of the displayed rows, coloured by ``colour`` (labels) if given."""
+    fig = go.Figure()
+    if colour is None:
+        fig.add_trace(go.Scattergl(x=coords[:, 0], y=coords[:, 1], mode="markers",
+                                   marker={"size": 4, "color": PALETTE[0], "opacity": 0.6}, showlegend=False))
+    else:
+        colour = pd.Series(colour).astype(str).to_numpy()
+        for i, level in enumerate(pd.unique(colour)):
+            m = colour == level
+            fig.add_trace(go.Scattergl(x=coords[m, 0], y=coords[m, 1], mode="markers", name=f"{level}",
+                                       marker={"size": 4, "color": PALETTE[i % len(PALETTE)], "opacity": 0.7}))
+        fig.update_layout(legend_title_text=colour_name)
+    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 10, "b": 10}, plot_bgcolor="white",
+                      xaxis_title=axis_names[0], yaxis_title=axis_names[1])
+    fig.update_xaxes(showgrid=True, gridcolor="#eee")
+    fig.update_yaxes(showgrid=True, gridcolor="#eee")
+    return fig
+
+
+def bic_figure(curve: pd.DataFrame, chosen: int) -> go.Figure:
+    """The K-means BIC curve (:func:`mapdp_core.kmeans_bic`), the chosen K marked."""
+    fig = go.Figure(go.Scatter(x=curve["n_clusters"], y=curve["bic"], mode="lines+markers", name="BIC"))
+    best = curve[curve["n_clusters"] == chosen]
+    fig.add_trace(go.Scatter(x=best["n_clusters"], y=best["bic"], mode="markers", name=f"chosen K = {chosen}",
+                             marker={"size": 14, "color": PALETTE[5], "symbol": "star"}))
+    fig.update_layout(height=320, xaxis_title="K", yaxis_title="BIC (higher is better)",
+                      margin={"l": 10, "r": 10, "t": 10, "b": 10})
+    return fig
+
+
+def n0_figure(table: pd.DataFrame, best: float | None = None) -> go.Figure:
+    """N0 grid (:func:`mapdp_core.n0_grid`): the exact -ln p(X, z | N0) and K against N0, log scale."""
+    fig = make_subplots(rows=1, cols=2, subplot_titles=["exact −ln p(X, z | N0) (lower is better)", "clusters K"])
+    y = "neg_log_joint" if "neg_log_joint" in table else table.columns[1]
+    fig.add_trace(go.Scatter(x=table["N0"], y=table[y], mode="lines+markers", showlegend=False), row=1, col=1)
+    if "K" in table:
+        fig.add_trace(go.Scatter(x=table["N0"], y=table["K"], mode="lines+markers", showlegend=False), row=1, col=2)
+    if best is not None:
+        for c in (1, 2):
+            fig.add_vline(x=best, line_dash="dash", line_color=PALETTE[5], row=1, col=c)
+    fig.update_xaxes(type="log", title_text="N0")
+    fig.update_layout(height=320, margin={"l": 10, "r": 10, "t": 40, "b": 10})
+    return fig
+
+
+def cv_figure(summary: pd.DataFrame) -> go.Figure:
+    """Held-out log-likelihood per N0, one line per prior scale (:func:`mapdp_core.cross_validate`)."""
+    fig = go.Figure()
+    ycol = next(c for c in ("mean_heldout_loglik", "heldout_loglik", "mean") if c in summary) \
+        if any(c in summary for c in ("mean_heldout_loglik", "heldout_loglik", "mean")) else summary.columns[-1]
+    for i, (scale, g) in enumerate(summary.groupby("scale")):
+        g = g.sort_values("N0")
+        err = None
+        for c in ("se", "sem", "std_error"):
+            if c in g:
+                err = {"type": "data", "array": g[c], "visible": True}
+        fig.add_trace(go.Scatter(x=g["N0"], y=g[ycol], error_y=err, mode="lines+markers", name=f"scale {scale:g}",
+                                 line={"color": PALETTE[i % len(PALETTE)]}))
+    fig.update_xaxes(type="log", title_text="N0")
+    fig.update_layout(height=340, yaxis_title="held-out log-likelihood per row (higher is better)",
+                      margin={"l": 10, "r": 10, "t": 10, "b": 10}, legend_title_text="prior spread")
+    return fig
+
+
+def heatmap_figure(values: pd.DataFrame, text: pd.DataFrame | None = None, title: str = "") -> go.Figure:
+    """A features × clusters heatmap (for example standardised cluster means)."""
+    fig = go.Figure(go.Heatmap(z=values.to_numpy(dtype=float), x=[str(c) for c in values.columns],
+                               y=[str(i) for i in values.index], colorscale="RdBu", zmid=0,
+                               text=None if text is None else text.to_numpy(), texttemplate="%{text}" if text is not None else None,
+                               colorbar={"title": title}))
+    fig.update_layout(height=max(300, 22 * len(values) + 80), margin={"l": 10, "r": 10, "t": 10, "b": 10},
+                      xaxis_title="cluster", yaxis={"autorange": "reversed"})
+    return fig
