@@ -37,7 +37,7 @@ from .tuning import scaled_prior
 __all__ = [
     "AppData", "Run", "Frames", "scenario_data", "builtin_data", "crp_data", "clinical_data", "table_data",
     "numeric_matrix", "projection", "display_sample", "run_mapdp", "run_kmeans", "run_dpmeans",
-    "lambda_for_k", "fitted_model", "animation_frames", "DISPLAY_MAX", "MAX_FRAMES",
+    "with_likelihood", "suggestions", "encode_new_rows", "lambda_for_k", "fitted_model", "compare", "compare_summary", "COMPARED", "assignments", "cluster_heatmap", "animation_frames", "DISPLAY_MAX", "MAX_FRAMES",
 ]
 
 #: Most points drawn in a scatter; above this a random sample is shown (and the app says so).
@@ -184,6 +184,79 @@ def table_data(table: pd.DataFrame, roles=None, families=None, standardize: str 
     return AppData(name=name, table=table, X=prepared.X.astype(float), likelihood=dict(prepared.likelihood),
                    truth=truth, truth_names=names, notes=tuple(prepared.notes), encodings=prepared.encodings,
                    description=f"{name}: {len(table)} rows, {prepared.X.shape[1]} features.")
+
+
+def with_likelihood(data: AppData, families: dict) -> AppData:
+    """``data`` with a new family per feature column; the columns given ``normal_wishart``
+    form one joint block (full covariance), every other column is modelled on its own.
+
+    Raises ValueError (with the engine's message) when a family does not fit its column.
+    """
+    unknown = [c for c in families if c not in data.features]
+    if unknown:
+        raise ValueError(f"column(s) {unknown} are not features of '{data.name}'.")
+    chosen = {c: families.get(c, data.family_of(c)) for c in data.features}
+    block = tuple(c for c in data.features if chosen[c] == "normal_wishart")
+    likelihood = {c: f for c, f in chosen.items() if f != "normal_wishart"}
+    if len(block) == 1:
+        likelihood[block[0]] = "normal_wishart"
+    elif block:
+        likelihood[block] = "normal_wishart"
+    ordered = {}
+    for c in data.features:  # keep the column order of the data
+        for key, fam in likelihood.items():
+            if (key == c or (isinstance(key, tuple) and key[0] == c)) and key not in ordered:
+                ordered[key] = fam
+    parse(data.X, ordered)  # the engine's own checks, with its messages
+    return AppData(name=data.name, table=data.table, X=data.X, likelihood=ordered, truth=data.truth,
+                   truth_names=data.truth_names, description=data.description, notes=data.notes,
+                   encodings=data.encodings)
+
+
+def encode_new_rows(data: AppData, rows: pd.DataFrame) -> pd.DataFrame:
+    """New rows, given as in the original table, encoded as ``data.X`` was (category codes,
+    shifts, standardisation; see :func:`mapdp_core.loading.prepare`). A value never seen in a
+    categorical column, or text in a numeric one, raises ValueError naming it."""
+    missing = [c for c in data.features if c not in rows.columns]
+    if missing:
+        raise ValueError(f"the new rows lack the column(s) {missing}; give every feature (empty = missing).")
+    out = pd.DataFrame(index=range(len(rows)))
+    for c in data.features:
+        s = rows[c].reset_index(drop=True)
+        s = s.where(~s.astype(str).str.strip().isin(["", "nan", "None", "NaN"]), None)
+        enc = data.encodings.get(c, {})
+        if "codes" in enc:
+            lookup = {str(v).strip(): float(i) for i, v in enumerate(enc["codes"])}
+            lookup.update({str(float(v)): float(i) for i, v in enumerate(enc["codes"])
+                           if isinstance(v, (int, float)) and not isinstance(v, bool)})
+            vals = []
+            for v in s:
+                if v is None or (isinstance(v, float) and np.isnan(v)):
+                    vals.append(np.nan)
+                    continue
+                key = str(v).strip()
+                if key not in lookup:
+                    try:
+                        key = str(float(key))
+                    except ValueError:
+                        pass
+                if key not in lookup:
+                    raise ValueError(f"column '{c}' has the value {v!r}, never seen in the data "
+                                     f"(known: {list(enc['codes'])[:10]}); leave it empty instead.")
+                vals.append(lookup[key])
+            out[c] = vals
+            continue
+        x = pd.to_numeric(s, errors="coerce")
+        bad = s.notna() & x.isna()
+        if bad.any():
+            raise ValueError(f"column '{c}' needs numbers; got {s[bad].iloc[0]!r}.")
+        x = x.to_numpy(dtype=float)
+        if "shift" in enc:
+            x = x - enc["shift"]
+        if "center" in enc:
+            x = (x - enc["center"]) / enc["scale"]
+        out[c] = x
+    return out
 
 
 def suggestions(table: pd.DataFrame) -> pd.DataFrame:
@@ -392,6 +465,132 @@ def lambda_for_k(data: AppData, K: int, Z: np.ndarray | None = None) -> tuple[fl
     Z = numeric_matrix(data) if Z is None else Z
     found = dpmeans_lambda_for_k(Z, int(min(max(K, 1), data.n_rows)))
     return float(found.lam), bool(found.reached)
+
+
+#: The algorithms :func:`compare` knows, in display order.
+COMPARED = ("MAP-DP", "K-means", "DP-means", "Gibbs", "E-M", "Variational DP")
+
+
+def compare(data: AppData, algorithms=COMPARED, *, N0: float = 3.0, spread: float = 1.0, K: int = 3,
+            lam: float | None = None, restarts: int = 5, seed: int = 0, gibbs_sweeps: int = 100,
+            vdp_components: int = 20, on_step: Callable[[int, int], None] | None = None) -> pd.DataFrame:
+    """Every chosen algorithm over ``restarts`` seeds: one tidy row per (algorithm, restart).
+
+    MAP-DP restarts visit rows in random orders (PLOS Appendix C) and the collapsed Gibbs
+    sampler (Neal's Algorithm 3, the PLOS comparator) reports the most probable partition it
+    visits in ``gibbs_sweeps`` sweeps; both use the data's own likelihoods. K-means (k-means++),
+    DP-means (``lam``, by default the lambda giving MAP-DP's K), E-M for a full-covariance
+    Gaussian mixture with K components and the variational DP Gaussian mixture (Blei & Jordan,
+    truncated at ``vdp_components``) run on :func:`numeric_matrix`.
+
+    Returns
+    -------
+    DataFrame
+        algorithm, restart, K, iterations, seconds, objective (each algorithm's own, not
+        comparable across algorithms), and nmi, ari when the data have ground truth.
+    """
+    from .gibbs import collapsed_gibbs
+    from .mixtures import em_gaussian_mixture, variational_dp
+
+    unknown = [a for a in algorithms if a not in COMPARED]
+    if unknown:
+        raise ValueError(f"unknown algorithm(s) {unknown}; choose among {list(COMPARED)}.")
+    if int(restarts) < 1:
+        raise ValueError("restarts must be at least 1.")
+    prior = scaled_prior(data.X, data.likelihood, spread) if spread != 1.0 else None
+    Z = numeric_matrix(data) if any(a not in ("MAP-DP", "Gibbs") for a in algorithms) else None
+    rng = np.random.default_rng(seed)
+    seeds = rng.integers(0, 2 ** 31 - 1, size=int(restarts))
+    orders = [None] + [rng.permutation(data.n_rows) for _ in range(int(restarts) - 1)]
+    if "DP-means" in algorithms and lam is None:
+        k_map = run_mapdp(data, N0, spread).final.n_clusters
+        lam = lambda_for_k(data, k_map, Z)[0]
+    K = int(min(max(K, 1), data.n_rows))
+    rows, total, done = [], len(algorithms) * int(restarts), 0
+    for name in algorithms:
+        for r in range(int(restarts)):
+            t = time.perf_counter()
+            if name == "MAP-DP":
+                states = list(map_dp(data.X, N0, data.likelihood, prior, order=orders[r]))
+                best = states[-1]
+            elif name == "Gibbs":
+                states = collapsed_gibbs(data.X, N0, data.likelihood, prior, n_sweeps=int(gibbs_sweeps),
+                                         random_state=int(seeds[r]), order=orders[r])
+                best, n = None, 0
+                for st in states:
+                    n += 1
+                    if best is None or st.neg_log_joint < best.neg_log_joint:
+                        best = st
+                best = SweepState(**{**best.__dict__, "iteration": n})
+            elif name == "K-means":
+                best = list(kmeans(Z, K, random_state=int(seeds[r])))[-1]
+            elif name == "DP-means":
+                best = list(dp_means(Z, float(lam), order=orders[r]))[-1]
+            elif name == "E-M":
+                best = list(em_gaussian_mixture(Z, K, random_state=int(seeds[r])))[-1]
+            else:
+                best = list(variational_dp(Z, int(min(vdp_components, data.n_rows)),
+                                           random_state=int(seeds[r])))[-1]
+            obj = best.neg_log_joint if name in ("MAP-DP", "Gibbs") else best.objective
+            row = {"algorithm": name, "restart": r + 1, "K": best.n_clusters, "iterations": best.iteration,
+                   "seconds": time.perf_counter() - t, "objective": float(obj)}
+            if data.truth is not None and np.any(data.truth >= 0):
+                known = data.truth >= 0
+                sc = clustering_scores(data.truth[known], best.labels[known])
+                row.update(nmi=sc["nmi"], ari=sc["ari"])
+            rows.append(row)
+            done += 1
+            if on_step is not None:
+                on_step(done, total)
+    return pd.DataFrame(rows)
+
+
+def compare_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """Per algorithm: mean and sd over restarts of K, NMI, ARI, iterations and seconds, and the best objective."""
+    cols = [c for c in ("K", "nmi", "ari", "iterations", "seconds") if c in table]
+    g = table.groupby("algorithm", sort=False)
+    out = pd.DataFrame({"restarts": g.size()})
+    for c in cols:
+        out[f"{c} mean"] = g[c].mean()
+        out[f"{c} sd"] = g[c].std(ddof=1) if len(table) > 1 else np.nan
+    out["best objective"] = g["objective"].min()
+    return out.reset_index()
+
+
+def assignments(data: AppData, labels, column: str = "cluster") -> pd.DataFrame:
+    """The table as loaded, every row in input order and every missing value kept, with the
+    cluster of each row added as ``column`` (renamed with a suffix if the table has one)."""
+    labels = np.asarray(labels)
+    if labels.shape != (len(data.table),):
+        raise ValueError(f"{labels.size} labels for {len(data.table)} rows; pass one label per row.")
+    out = data.table.copy()
+    name = column
+    while name in out.columns:
+        name += "_"
+    out[name] = labels
+    return out
+
+
+def cluster_heatmap(data: AppData, labels) -> pd.DataFrame:
+    """Features x clusters: how far each cluster's mean lies from the overall mean, in overall
+    standard deviations (observed values only). Categorical columns with more than two levels
+    have no meaningful mean and are left out."""
+    labels = np.asarray(labels)
+    ids = np.unique(labels)
+    rows = {}
+    for c in data.features:
+        x = data.X[c].to_numpy(dtype=float)
+        if data.family_of(c) == "categorical" and np.unique(x[~np.isnan(x)]).size > 2:
+            continue
+        mu, sd = np.nanmean(x), np.nanstd(x)
+        sd = sd if sd > 0 else 1.0
+        vals = []
+        for k in ids:
+            xk = x[labels == k]
+            xk = xk[~np.isnan(xk)]
+            vals.append((xk.mean() - mu) / sd if xk.size else np.nan)
+        rows[c] = vals
+    return pd.DataFrame.from_dict(rows, orient="index", columns=[int(k) for k in ids])
 
 
 # ----------------------------------------------------------------------------- animation frames

@@ -1,0 +1,147 @@
+"""What every page shares: the session's data set, its settings, its per-session run cache.
+
+Privacy (issue 6): an uploaded table lives only in this session's ``st.session_state``; it
+is never written to disk, logged, or put in a cache shared between sessions. For that
+reason runs are memoised in the session (``_remember``), not with ``st.cache_data``,
+which is global to the server; only the public built-in data sets use ``st.cache_data``.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+
+import streamlit as st
+
+import mapdp_core
+from mapdp_core import explorer
+
+#: The demo a first visitor sees: PLOS Section 5.2, where K-means fails on unequal counts.
+DEFAULT_SCENARIO = "5.2"
+_RUNS_KEPT = 24
+
+
+@st.cache_resource(show_spinner="Preparing the clustering engine (once per server)...")
+def warm_up() -> float:
+    """Load or compile the numba kernels once per server process."""
+    return mapdp_core.warm_up()
+
+
+@st.cache_data(show_spinner="Loading the data set...", max_entries=32)
+def scenario(section: str, n: int = 4000, seed: int = 0) -> explorer.AppData:
+    return explorer.scenario_data(section, n=n, seed=seed)
+
+
+@st.cache_data(show_spinner="Loading the data set...", max_entries=16)
+def builtin(name: str) -> explorer.AppData:
+    return explorer.builtin_data(name)
+
+
+@st.cache_data(show_spinner="Clustering the demo...", max_entries=8)
+def demo_frames(section: str):
+    """MAP-DP (N0 = 3) and K-means (the true K, best of 3) on a PLOS scenario: frames, view, axis names."""
+    d = scenario(section)
+    K = int(d.truth.max() + 1)
+    runs = [explorer.run_mapdp(d, 3.0), explorer.run_kmeans(d, K, restarts=3)]
+    coords, names = explorer.projection(d)
+    return explorer.animation_frames(runs, coords, None, d.truth), coords, names
+
+
+def data() -> explorer.AppData:
+    """The session's data set (the default scenario on a first visit)."""
+    if "data" not in st.session_state:
+        st.session_state["data"] = scenario(DEFAULT_SCENARIO)
+    return st.session_state["data"]
+
+
+def set_data(d: explorer.AppData) -> None:
+    """Make ``d`` the session's data set; settings that depend on the data go back to their defaults."""
+    st.session_state["data"] = d
+    settings = st.session_state.setdefault("settings", {})
+    for key in ("K", "lam", "view_x", "view_y"):
+        settings.pop(key, None)
+        st.session_state.pop(f"w_{key}", None)
+    st.session_state.pop("runs", None)
+
+
+def setting(key: str, default):
+    """A setting that outlives the page that shows its widget (widget state is dropped on page change)."""
+    return st.session_state.setdefault("settings", {}).get(key, default)
+
+
+def remember_setting(key: str, value) -> None:
+    st.session_state.setdefault("settings", {})[key] = value
+
+
+def apply_setting(key: str, value) -> None:
+    """Set a setting from elsewhere (e.g. Tune's "apply"), so its widget shows it next time."""
+    remember_setting(key, value)
+    st.session_state.pop(f"w_{key}", None)
+
+
+def _remember(key: tuple, compute: Callable):
+    runs: OrderedDict = st.session_state.setdefault("runs", OrderedDict())
+    if key in runs:
+        runs.move_to_end(key)
+        return runs[key]
+    value = compute()
+    runs[key] = value
+    while len(runs) > _RUNS_KEPT:
+        runs.popitem(last=False)
+    return value
+
+
+def cached(kind: str, params: dict, compute: Callable):
+    """``compute()`` once per (data set, kind, parameters) in this session."""
+    d = data()
+    return _remember((d.key, kind, tuple(sorted(params.items()))), compute)
+
+
+def numeric(d: explorer.AppData):
+    return _remember((d.key, "numeric"), lambda: explorer.numeric_matrix(d))
+
+
+def run(kind: str, params: dict, progress_text: str | None = None):
+    """A recorded run of MAP-DP, K-means or DP-means with ``params``, from the session cache or computed
+    behind a progress bar over restarts."""
+    d = data()
+
+    def compute():
+        bar = st.progress(0.0, text=progress_text or f"Running {kind}...")
+        try:
+            def step(done, total):
+                bar.progress(done / total, text=f"{kind}: restart {done} of {total}")
+            if kind == "MAP-DP":
+                return explorer.run_mapdp(d, on_restart=step, **params)
+            if kind == "K-means":
+                return explorer.run_kmeans(d, on_restart=step, Z=numeric(d), **params)
+            if kind == "DP-means":
+                return explorer.run_dpmeans(d, on_restart=step, Z=numeric(d), **params)
+            raise ValueError(kind)
+        finally:
+            bar.empty()
+
+    return cached(kind, params, compute)
+
+
+def mapdp_params() -> dict:
+    """The MAP-DP settings chosen on Explore (or their defaults)."""
+    return {"N0": float(setting("N0", 3.0)), "spread": float(setting("spread", 1.0)),
+            "restarts": int(setting("restarts", 1)), "seed": int(setting("seed", 0)),
+            "time_budget": float(setting("time_budget", 60.0))}
+
+
+def mapdp_run():
+    return run("MAP-DP", mapdp_params())
+
+
+def plain_error(exc: Exception, what: str = "That did not work") -> None:
+    """Show an error as a sentence, never a traceback."""
+    st.error(f"{what}: {exc}")
+
+
+def data_badge() -> None:
+    """One line on the current data set, for the sidebar."""
+    d = data()
+    gaps = " · has missing values" if d.has_gaps else ""
+    truth = " · ground truth known" if d.truth is not None else ""
+    st.sidebar.markdown(f"**Data:** {d.name}  \n{d.n_rows:,} rows × {len(d.features)} features{gaps}{truth}")

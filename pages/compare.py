@@ -1,0 +1,63 @@
+"""Compare: every algorithm over restarts (K, NMI, ARI, iterations, time, objective), and the K-means BIC curve."""
+import streamlit as st
+
+from mapdp_core import explorer, figures, kmeans_bic
+from pages import common
+
+d = common.data()
+st.title("Compare")
+st.caption(f"{d.name}. MAP-DP and Gibbs use the likelihood chosen per column and the N0 and prior of Explore "
+           f"(N0 = {common.setting('N0', 3.0):g}, spread × {common.setting('spread', 1.0):g}); the others run on "
+           "the standardised numbers" + (" with each gap at its column's mean." if d.has_gaps else "."))
+
+c1, c2, c3, c4 = st.columns(4)
+algorithms = c1.multiselect("Algorithms", list(explorer.COMPARED), default=["MAP-DP", "K-means", "DP-means", "E-M"],
+                            key="w_cmp_algorithms")
+restarts = c2.slider("Restarts", 1, 30, 5, key="w_cmp_restarts")
+K = c3.slider("K for K-means and E-M", 1, 30, int(common.setting("K", 3)), key="w_cmp_K")
+sweeps = c4.slider("Gibbs sweeps", 10, 600, 100, step=10, key="w_cmp_sweeps",
+                   help="PLOS Section 5 ran 600; the most probable partition visited is reported.")
+if not algorithms:
+    st.info("Choose at least one algorithm.")
+    st.stop()
+params = {"algorithms": tuple(algorithms), "restarts": restarts, "K": K, "gibbs_sweeps": sweeps,
+          "N0": float(common.setting("N0", 3.0)), "spread": float(common.setting("spread", 1.0)),
+          "seed": int(common.setting("seed", 0))}
+
+
+def _compute():
+    bar = st.progress(0.0, text="Comparing...")
+    try:
+        return explorer.compare(d, on_step=lambda i, n: bar.progress(i / n, text=f"run {i} of {n}"), **params)
+    finally:
+        bar.empty()
+
+
+try:
+    table = common.cached("compare", params, _compute)
+except ValueError as exc:
+    common.plain_error(exc, "The comparison could not run")
+    st.stop()
+summary = explorer.compare_summary(table)
+st.dataframe(summary.round(3), hide_index=True, width="stretch", key="cmp_summary")
+st.caption("Objectives are each algorithm's own (MAP-DP and Gibbs: the exact −ln p(X, z); K-means: the sum of "
+           "squared distances; DP-means: that plus λK; E-M and variational DP: −N × the mean log-likelihood or "
+           "bound), so compare them within a row, not across rows.")
+with st.expander("Every restart"):
+    st.dataframe(table.round(4), hide_index=True, width="stretch")
+st.download_button("Download the comparison (CSV)", table.to_csv(index=False).encode(), "comparison.csv",
+                   "text/csv", key="cmp_download")
+
+st.subheader("K-means: choosing K by BIC")
+st.caption("K-means cannot choose K itself; the usual fix is to run it for every K and pick the highest BIC "
+           "(PLOS Section 5 does this for the comparison).")
+kmax = st.slider("Largest K tried", 2, 40, 20, key="w_bic_kmax")
+try:
+    bic = common.cached("bic", {"kmax": kmax, "seed": params["seed"]},
+                        lambda: kmeans_bic(common.numeric(d), range(1, min(kmax, d.n_rows) + 1), n_init=5,
+                                           random_state=params["seed"]))
+except ValueError as exc:
+    common.plain_error(exc, "The BIC curve could not be computed")
+    st.stop()
+st.plotly_chart(figures.bic_figure(bic.curve, bic.n_clusters), width="stretch", key="bic_plot")
+st.write(f"BIC chooses **K = {bic.n_clusters}**.")

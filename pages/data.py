@@ -1,0 +1,137 @@
+"""Data: built-in, simulated or uploaded; column roles and a likelihood per column; preview and gaps."""
+import pandas as pd
+import streamlit as st
+
+from mapdp_core import FAMILIES, explorer, figures
+from mapdp_core.datasets import list_datasets
+from mapdp_core.loading import ROLES, DataLoadError, missing_summary, read_table
+from mapdp_core.synthetic import PLOS_SCENARIOS
+from pages import common
+
+st.title("Data")
+FAMILY_NAMES = sorted(FAMILIES)
+FAMILY_HELP = ("bernoulli: yes/no · binomial: an ordinal score 0..n · categorical: unordered levels · "
+               "poisson / geometric: counts · exponential: positive amounts · normal_gamma: a real number "
+               "(own mean and variance per cluster) · spherical_gaussian: a real number with a fixed spread · "
+               "normal_wishart: real numbers modelled jointly, with correlations (all columns given it form one block)")
+
+source = st.radio("Source", ["Built-in", "Simulated", "Upload a table"], horizontal=True, key="w_data_source")
+
+if source == "Built-in":
+    catalogue = list_datasets()
+    options = [f"PLOS {s}: {t}" for s, t in PLOS_SCENARIOS.items()] + list(catalogue["name"])
+    pick = st.selectbox("Data set", options, key="w_builtin")
+    if pick in set(catalogue["name"]):
+        st.caption(catalogue.set_index("name").loc[pick, "description"])
+    if st.button("Use this data set", type="primary", key="use_builtin"):
+        try:
+            if pick.startswith("PLOS "):
+                common.set_data(common.scenario(pick.split(":")[0][5:]))
+            else:
+                common.set_data(common.builtin(pick))
+            st.success(f"Loaded {pick}.")
+        except (ValueError, FileNotFoundError) as exc:
+            common.plain_error(exc, "The data set could not be loaded")
+
+elif source == "Simulated":
+    kind = st.selectbox("Generator", ["PLOS Section 5 scenario", "Dirichlet-process mixture (CRP)",
+                                      "Clinical patients, mixed types with gaps"], key="w_generator")
+    c1, c2, c3, c4 = st.columns(4)
+    seed = c4.number_input("Seed", 0, 10**6, 0, key="w_gen_seed")
+    try:
+        if kind.startswith("PLOS"):
+            section = c1.selectbox("Scenario", list(PLOS_SCENARIOS), index=1, key="w_gen_section",
+                                   format_func=lambda s: f"{s}: {PLOS_SCENARIOS[s][:40]}")
+            n = c2.number_input("Points", 20, 200_000, 4000, step=1000, key="w_gen_n")
+            make = lambda: common.scenario(section, int(n), int(seed))  # noqa: E731
+        elif kind.startswith("Dirichlet"):
+            n = c1.number_input("Points", 20, 200_000, 2000, step=500, key="w_gen_crp_n")
+            n0 = c2.number_input("N0 of the generator", 0.1, 50.0, 3.0, key="w_gen_crp_n0")
+            dim = c3.number_input("Dimensions", 1, 10, 2, key="w_gen_crp_d")
+            make = lambda: explorer.crp_data(int(n), float(n0), int(dim), int(seed))  # noqa: E731
+        else:
+            n = c1.number_input("Patients", 20, 50_000, 500, step=100, key="w_gen_cl_n")
+            k = c2.number_input("Subtypes", 1, 8, 3, key="w_gen_cl_k")
+            miss = c3.slider("Missing entries", 0.0, 0.6, 0.1, 0.05, key="w_gen_cl_miss")
+            make = lambda: explorer.clinical_data(int(n), int(k), float(miss), int(seed))  # noqa: E731
+        if st.button("Generate", type="primary", key="generate"):
+            common.set_data(make())
+            st.success("New data generated.")
+    except ValueError as exc:
+        common.plain_error(exc, "The generator refused these settings")
+
+else:
+    up = st.file_uploader("CSV, TSV or Excel table: one row per patient or sample, one column per feature",
+                          type=["csv", "tsv", "txt", "xlsx", "xls"], key="w_upload")
+    st.caption("The file is read in memory for this session only; it is never saved or shared.")
+    if up is not None:
+        try:
+            table, report = read_table(up.getvalue(), name=up.name)
+        except DataLoadError as exc:
+            common.plain_error(exc, f"'{up.name}' could not be read")
+            st.stop()
+        for w in getattr(report, "warnings", []) or []:
+            st.warning(w)
+        st.write(f"Read **{len(table):,} rows × {table.shape[1]} columns** from {up.name}.")
+        suggested = explorer.suggestions(table)
+        st.markdown("**Column roles and likelihoods** (suggested; edit the cells, then press *Use*)")
+        st.caption(FAMILY_HELP)
+        edited = st.data_editor(
+            suggested[["column", "role", "family", "reason", "n_missing"]], hide_index=True, key="w_upload_spec",
+            disabled=["column", "reason", "n_missing"], width="stretch",
+            column_config={"role": st.column_config.SelectboxColumn("role", options=list(ROLES), required=True),
+                           "family": st.column_config.SelectboxColumn("family", options=FAMILY_NAMES)})
+        standardize = st.radio("Standardise real-valued columns", ["none", "zscore", "robust"], horizontal=True,
+                               key="w_upload_std")
+        if st.button("Use this table", type="primary", key="use_upload"):
+            try:
+                common.set_data(explorer.table_data(table, roles=edited, families=edited, standardize=standardize,
+                                                    name=up.name))
+                st.success(f"Using {up.name}.")
+            except (DataLoadError, ValueError) as exc:
+                common.plain_error(exc, "These settings do not work with this table")
+
+d = common.data()
+st.divider()
+st.subheader(f"Current data: {d.name}")
+st.caption(d.description)
+for note in d.notes:
+    st.warning(note)
+
+left, right = st.columns([2, 3])
+with left:
+    st.markdown("**Likelihood per feature**")
+    st.caption(FAMILY_HELP)
+    current = pd.DataFrame({"column": d.features, "family": [d.family_of(c) for c in d.features]})
+    edited = st.data_editor(current, hide_index=True, disabled=["column"], key=f"w_families_{d.key}",
+                            width="stretch",
+                            column_config={"family": st.column_config.SelectboxColumn("family", options=FAMILY_NAMES,
+                                                                                      required=True)})
+    if not edited["family"].equals(current["family"]):
+        if st.button("Apply these likelihoods", type="primary", key="apply_families"):
+            try:
+                common.set_data(explorer.with_likelihood(d, dict(zip(edited["column"], edited["family"]))))
+                st.rerun()
+            except ValueError as exc:
+                common.plain_error(exc, "These likelihoods do not fit the data")
+with right:
+    coords, names = common.cached("view", {"features": None}, lambda: explorer.projection(d))
+    sample = explorer.display_sample(d.n_rows)
+    colour = None
+    if d.truth is not None:
+        colour = [d.truth_names[t] if t >= 0 else "unknown" for t in d.truth[sample]]
+    st.plotly_chart(figures.scatter_figure(coords[sample], names, colour, "ground truth"),
+                    width="stretch", key="data_preview_plot")
+    if len(sample) < d.n_rows:
+        st.caption(f"A random {len(sample):,} of the {d.n_rows:,} rows.")
+
+st.markdown("**Preview** (first 200 rows)")
+st.dataframe(d.table.head(200), width="stretch", key="data_preview_table")
+summary, gappy = missing_summary(d.table)
+n_gaps = int(summary["n_missing"].sum())
+st.markdown(f"**Missing values:** {n_gaps:,} cells in {len(gappy):,} rows.")
+if n_gaps:
+    st.dataframe(summary[summary["n_missing"] > 0], hide_index=True, width="stretch",
+                 column_config={"fraction": st.column_config.ProgressColumn("fraction", min_value=0.0,
+                                                                            max_value=1.0, format="%.2f")})
+    st.caption("No row is dropped: MAP-DP leaves a missing value out of that row's likelihood.")

@@ -1,0 +1,158 @@
+"""Explore: move N0 and the prior, watch MAP-DP beside K-means and DP-means, sweep by sweep."""
+import numpy as np
+import streamlit as st
+
+from mapdp_core import explorer, figures, n0_for_expected_clusters
+from mapdp_core.explain import describe_priors
+from mapdp_core.tuning import expected_clusters, scaled_prior
+from pages import common
+
+d = common.data()
+st.title("Explore")
+st.caption(d.description)
+
+N0_OPTIONS = sorted({float(f"{v:.3g}") for v in np.logspace(-2, 3, 41)} | {3.0})
+SPREAD_OPTIONS = [0.1, 0.15, 0.2, 0.25, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 8.0, 12.0, 16.0, 32.0]
+ALGORITHMS = ["MAP-DP", "K-means", "DP-means"]
+
+
+def _nearest(options, value):
+    return min(options, key=lambda o: abs(np.log(o) - np.log(value)))
+
+
+left, right = st.columns([1, 3], gap="medium")
+with left:
+    st.subheader("Settings")
+    n0 = st.select_slider(
+        "N0, the concentration (log scale)", options=N0_OPTIONS, key="w_N0",
+        value=_nearest(N0_OPTIONS, common.setting("N0", 3.0)),
+        help="The prior count of a new cluster: larger N0, more clusters a priori (PLOS eq 7).")
+    common.remember_setting("N0", n0)
+    st.caption(f"Before seeing the data this N0 expects **{expected_clusters(n0, d.n_rows):.1f} clusters** "
+               f"among {d.n_rows:,} rows (CRP, PLOS Appendix G).")
+    want_k = st.number_input("…or set N0 from an expected number of clusters", min_value=0.0, value=0.0, step=1.0,
+                             key="w_expected_K", help="0 leaves N0 as on the slider.")
+    if want_k >= 1:
+        implied = n0_for_expected_clusters(want_k, d.n_rows)
+        st.caption(f"E[K] = {want_k:g} needs N0 = {implied:.3g}.")
+        if st.button("Use it", key="use_expected_K"):
+            common.apply_setting("N0", _nearest(N0_OPTIONS, implied))
+            st.rerun()
+    gaussian = [f for f in d.features if d.family_of(f) in ("normal_wishart", "normal_gamma", "spherical_gaussian",
+                                                              "gaussian_known_cov")]
+    spread = 1.0
+    if gaussian:
+        spread = st.select_slider(
+            "Prior cluster spread, × the default", options=SPREAD_OPTIONS, key="w_spread",
+            value=_nearest(SPREAD_OPTIONS, common.setting("spread", 1.0)),
+            help="Multiplies the within-cluster (co)variance the prior expects for every Gaussian feature: "
+                 "above 1 asks for wider, hence fewer, clusters.")
+        common.remember_setting("spread", spread)
+    algorithms = st.multiselect("Algorithms", ALGORITHMS, default=common.setting("algorithms", ALGORITHMS),
+                                key="w_algorithms")
+    common.remember_setting("algorithms", algorithms)
+    n_truth = int(d.truth.max() + 1) if d.truth is not None and (d.truth >= 0).any() else 3
+    K = st.slider("K for K-means", 1, 30, int(common.setting("K", min(n_truth, 30))), key="w_K")
+    common.remember_setting("K", K)
+    match_k = st.checkbox("DP-means: match MAP-DP's K", value=common.setting("match_k", True), key="w_match_k")
+    common.remember_setting("match_k", match_k)
+    lam_manual = st.number_input("λ for DP-means (squared distance, standardised units)", min_value=0.0,
+                                 value=float(common.setting("lam", 4.0)), step=0.5, key="w_lam",
+                                 disabled=match_k)
+    common.remember_setting("lam", lam_manual)
+    with st.expander("Restarts, seed, view"):
+        restarts = st.slider("Restarts (best kept)", 1, 20, int(common.setting("restarts", 1)), key="w_restarts")
+        common.remember_setting("restarts", restarts)
+        seed = st.number_input("Seed", 0, 10**6, int(common.setting("seed", 0)), key="w_seed")
+        common.remember_setting("seed", int(seed))
+        budget = st.number_input("Time limit per algorithm (s)", 1.0, 600.0, float(common.setting("time_budget", 60.0)),
+                                 key="w_time_budget", help="A run stops here and shows what it reached.")
+        common.remember_setting("time_budget", budget)
+        views = ["principal components"] if len(d.features) > 2 else []
+        views += ["two features"] if len(d.features) >= 2 else ["one feature"]
+        view = st.radio("2-D view", views, key="w_view", horizontal=True)
+        chosen = None
+        if view == "two features":
+            fx = st.selectbox("x", d.features, index=0, key="w_view_x")
+            fy = st.selectbox("y", d.features, index=min(1, len(d.features) - 1), key="w_view_y")
+            chosen = [fx, fy] if fx != fy else None
+            if chosen is None:
+                st.warning("Choose two different features; showing principal components meanwhile.")
+        ellipses = st.checkbox("2-sd ellipses", value=True, key="w_ellipses")
+    if gaussian:
+        with st.expander("What the prior means, in words"):
+            try:
+                prior = scaled_prior(d.X, d.likelihood, spread) if spread != 1.0 else None
+                st.dataframe(describe_priors(d.X, d.likelihood, prior), hide_index=True, width="stretch")
+            except ValueError as exc:
+                common.plain_error(exc, "The prior could not be described")
+
+with right:
+    if not algorithms:
+        st.info("Choose at least one algorithm on the left.")
+        st.stop()
+    runs = []
+    params = dict(common.mapdp_params())
+    try:
+        mapdp_run = common.run("MAP-DP", params) if ("MAP-DP" in algorithms or match_k) else None
+        if "MAP-DP" in algorithms:
+            runs.append(mapdp_run)
+        if "K-means" in algorithms:
+            runs.append(common.run("K-means", {"K": K, "restarts": restarts, "seed": int(seed),
+                                               "time_budget": float(budget)}))
+        if "DP-means" in algorithms:
+            if match_k:
+                target = mapdp_run.final.n_clusters
+                lam, reached = common.cached("lambda", {"K": target},
+                                             lambda: explorer.lambda_for_k(d, target, Z=common.numeric(d)))
+                note = "" if reached else f" (K = {target} could not be reached exactly; closest kept)"
+                st.caption(f"DP-means λ = {lam:.3g}, chosen to give MAP-DP's K = {target}{note}.")
+            else:
+                lam = lam_manual
+            runs.append(common.run("DP-means", {"lam": float(lam), "restarts": restarts, "seed": int(seed),
+                                                "time_budget": float(budget)}))
+    except ValueError as exc:
+        common.plain_error(exc, "The clustering could not run")
+        st.stop()
+    for r in runs:
+        if r.stopped:
+            st.warning(f"{r.algorithm} was stopped by the time limit after {r.final.iteration} sweeps; "
+                       "it shows what it reached.")
+    coords, axis_names = common.cached("view", {"features": tuple(chosen) if chosen else None},
+                                       lambda: explorer.projection(d, chosen))
+    sample = explorer.display_sample(d.n_rows, seed=int(seed))
+    frames = explorer.animation_frames(runs, coords, sample, d.truth)
+    if len(sample) < d.n_rows:
+        st.caption(f"Showing {len(sample):,} of {d.n_rows:,} rows, drawn at random so the page stays quick; "
+                   "the algorithms use every row and the ellipses are computed from all of them.")
+    if d.has_gaps and ("K-means" in algorithms or "DP-means" in algorithms):
+        st.caption("K-means and DP-means cannot skip missing values: for them each gap is set to its column's "
+                   "mean. MAP-DP leaves gaps out of the likelihood (PLOS Appendix F).")
+
+    last = frames.n_frames - 1
+    frame = int(np.clip(st.session_state.get("explore_frame", last), 0, last))
+    results = (d.key, tuple((r.algorithm, repr(sorted(r.params.items()))) for r in runs))
+    if st.session_state.get("explore_results") != results:
+        frame = last  # new results: show where they converged
+    b1, b2, b3, b4 = st.columns([1, 1, 1, 5])
+    if b1.button("⏮ First", key="frame_first"):
+        frame = 0
+    if b2.button("◀ Step back", key="frame_back"):
+        frame = max(0, frame - 1)
+    if b3.button("Step ▶", key="frame_next"):
+        frame = min(last, frame + 1)
+    st.session_state["explore_frame"] = frame
+    st.session_state["explore_results"] = results
+    b4.caption("▶ Play / ❚❚ Pause and the frame slider are under the chart; the buttons step one sweep.")
+    fig = figures.animation_figure(frames, coords[sample], axis_names, start=frame, show_ellipses=ellipses)
+    st.plotly_chart(fig, width="stretch", key="animation")
+
+    rows = []
+    for r, info in zip(runs, frames.info):
+        row = {"algorithm": r.algorithm, "K": r.final.n_clusters, "sweeps": r.final.iteration,
+               "seconds": round(r.seconds, 3)}
+        if "nmi" in info:
+            row.update(NMI=round(float(info["nmi"].iloc[-1]), 3), ARI=round(float(info["ari"].iloc[-1]), 3))
+        rows.append(row)
+    st.dataframe(rows, hide_index=True, width="stretch")
+    st.plotly_chart(figures.trace_figure(frames), width="stretch", key="traces")

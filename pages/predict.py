@@ -1,0 +1,63 @@
+"""Predict: assign new rows to the fitted MAP-DP clusters, with probabilities and the new-cluster option."""
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from mapdp_core import explorer
+from mapdp_core.loading import DataLoadError, read_table
+from pages import common
+
+d = common.data()
+st.title("Predict")
+params = common.mapdp_params()
+try:
+    run = common.mapdp_run()
+    model = common.cached("model", params, lambda: explorer.fitted_model(d, run))
+except ValueError as exc:
+    common.plain_error(exc, "MAP-DP could not be fitted")
+    st.stop()
+st.caption(f"{d.name}: MAP-DP with N0 = {params['N0']:g} found {model.n_clusters_} clusters. A new row goes to the "
+           "cluster of highest posterior probability, N_k f(x | cluster k), or to a new cluster, N0 f(x | prior), "
+           "when that is higher (PLOS Appendix E). Missing values are allowed: they are left out.")
+
+how = st.radio("New rows from", ["a form", "a CSV file"], horizontal=True, key="w_predict_source")
+new = None
+if how == "a form":
+    st.caption("Leave a cell empty for a missing value. The first row starts as the first row of the data.")
+    start = d.X.head(1).copy() if d.encodings == {} else d.table[d.features].head(1).copy()
+    new = st.data_editor(start, num_rows="dynamic", key="w_predict_form", width="stretch")
+else:
+    up = st.file_uploader("CSV with the same feature columns", type=["csv", "tsv", "txt", "xlsx"],
+                          key="w_predict_upload")
+    if up is not None:
+        try:
+            new, _ = read_table(up.getvalue(), name=up.name, min_rows=1)
+        except DataLoadError as exc:
+            common.plain_error(exc, f"'{up.name}' could not be read")
+            st.stop()
+if new is None or len(new) == 0:
+    st.info("Add at least one row.")
+    st.stop()
+missing_cols = [c for c in d.features if c not in new.columns]
+if missing_cols:
+    st.error(f"The new rows lack the column(s) {missing_cols}; the model needs every feature column "
+             "(leave a value empty if it is unknown).")
+    st.stop()
+try:
+    rows = explorer.encode_new_rows(d, new[d.features])
+    proba = model.predict_proba(rows)
+    labels = model.predict(rows)
+    density = model.score_samples(rows)
+except (ValueError, DataLoadError) as exc:
+    common.plain_error(exc, "These rows could not be scored")
+    st.stop()
+names = [f"cluster {k}" for k in range(model.n_clusters_)] + ["new cluster"]
+out = new.reset_index(drop=True).copy()
+out.insert(0, "assigned", [names[-1] if z == model.NEW_CLUSTER else names[z] for z in labels])
+out.insert(1, "probability", proba.max(axis=1).round(3))
+out.insert(2, "log density", np.round(density, 3))
+st.dataframe(out, hide_index=True, width="stretch", key="predict_result")
+with st.expander("Probability of every cluster"):
+    st.dataframe(pd.DataFrame(proba, columns=names).round(4), hide_index=True, width="stretch")
+st.download_button("Download the predictions (CSV)", out.to_csv(index=False).encode(), "predictions.csv",
+                   "text/csv", key="predict_download")
