@@ -630,22 +630,24 @@ def _thin(n: int, cap: int) -> np.ndarray:
 
 
 def _ellipses(coords: np.ndarray, labels: np.ndarray, max_clusters: int = 40, n_std: float = 2.0):
+    """(cluster id, ring of points) for the ``max_clusters`` largest clusters of 3 or more rows:
+    the n_std-sd ellipse of the cluster's coordinates (sample covariance, from one pass of sums)."""
     ids, inv, counts = np.unique(labels, return_inverse=True, return_counts=True)
-    keep = np.argsort(-counts)[:max_clusters]
+    x, y = coords[:, 0], coords[:, 1]
+    s = [np.bincount(inv, weights=w, minlength=ids.size) for w in (x, y, x * x, x * y, y * y)]
     t = np.linspace(0.0, 2.0 * np.pi, 41)
     circle = np.column_stack([np.cos(t), np.sin(t)])
     out = []
-    sx = np.bincount(inv, weights=coords[:, 0])
-    sy = np.bincount(inv, weights=coords[:, 1])
-    for j in keep:
-        if counts[j] < 3:
+    for j in np.argsort(-counts, kind="stable")[:max_clusters]:
+        n = counts[j]
+        if n < 3:
             continue
-        pts = coords[inv == j]
-        mean = np.array([sx[j], sy[j]]) / counts[j]
-        cov = np.cov(pts, rowvar=False)
+        mean = np.array([s[0][j], s[1][j]]) / n
+        cxy = (s[3][j] - n * mean[0] * mean[1]) / (n - 1)
+        cov = np.array([[(s[2][j] - n * mean[0] ** 2) / (n - 1), cxy],
+                        [cxy, (s[4][j] - n * mean[1] ** 2) / (n - 1)]])
         w, v = np.linalg.eigh(cov)
-        w = np.clip(w, 0.0, None)
-        out.append((int(ids[j]), mean + n_std * (circle * np.sqrt(w)) @ v.T))
+        out.append((int(ids[j]), mean + n_std * (circle * np.sqrt(np.clip(w, 0.0, None))) @ v.T))
     return out
 
 

@@ -30,16 +30,17 @@ def _colourscale():
 
 
 def _marker(ids: np.ndarray, size: float) -> dict:
-    return {"color": (np.asarray(ids) % len(PALETTE)).tolist(), "colorscale": _colourscale(),
+    return {"color": np.asarray(ids) % len(PALETTE), "colorscale": _colourscale(),
             "cmin": -0.5 + 0.0, "cmax": len(PALETTE) - 0.5, "size": size, "opacity": 0.75}
 
 
-def _ellipse_xy(ellipses) -> tuple[list, list]:
-    xs, ys = [], []
-    for _, pts in ellipses:
-        xs += pts[:, 0].tolist() + [None]
-        ys += pts[:, 1].tolist() + [None]
-    return xs, ys
+def _ellipse_xy(ellipses) -> tuple[np.ndarray, np.ndarray]:
+    """All ellipses as one line trace: NaN between rings lifts the pen."""
+    if not ellipses:
+        return np.empty(0), np.empty(0)
+    gap = np.full((1, 2), np.nan)
+    xy = np.vstack([np.vstack([pts, gap]) for _, pts in ellipses])
+    return xy[:, 0], xy[:, 1]
 
 
 def _title(frames: Frames, a: int, f: int) -> str:
@@ -74,7 +75,7 @@ def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int 
     size = point_size or (6 if n <= 1000 else 4 if n <= 5000 else 3)
     fig = make_subplots(rows=1, cols=A, shared_xaxes=True, shared_yaxes=True, horizontal_spacing=0.03,
                         subplot_titles=[_title(frames, a, start) for a in range(A)])
-    x, y = coords[:, 0].tolist(), coords[:, 1].tolist()
+    x, y = np.ascontiguousarray(coords[:, 0]), np.ascontiguousarray(coords[:, 1])
 
     def traces(f):
         out = []
@@ -82,7 +83,7 @@ def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int 
             g = min(f, len(frames.colours[a]) - 1)
             out.append(go.Scattergl(x=x, y=y, mode="markers", marker=_marker(frames.colours[a][g], size),
                                     hoverinfo="skip", showlegend=False, name=frames.algorithms[a]))
-            ex, ey = _ellipse_xy(frames.ellipses[a][g]) if show_ellipses else ([], [])
+            ex, ey = _ellipse_xy(frames.ellipses[a][g] if show_ellipses else [])
             out.append(go.Scatter(x=ex, y=ey, mode="lines", line={"color": "rgba(30,30,30,0.8)", "width": 1.5},
                                   hoverinfo="skip", showlegend=False, name="2-sd ellipses"))
         return out
@@ -94,9 +95,9 @@ def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int 
         data = []
         for a in range(A):
             g = min(f, len(frames.colours[a]) - 1)
-            data.append({"marker": {"color": (frames.colours[a][g] % len(PALETTE)).tolist()}})
-            ex, ey = _ellipse_xy(frames.ellipses[a][g]) if show_ellipses else ([], [])
-            data.append({"x": ex, "y": ey})
+            data.append({"type": "scattergl", "marker": {"color": frames.colours[a][g] % len(PALETTE)}})
+            ex, ey = _ellipse_xy(frames.ellipses[a][g] if show_ellipses else [])
+            data.append({"type": "scatter", "x": ex, "y": ey})
         annotations = [{"text": _title(frames, a, f)} for a in range(A)]
         anim.append(go.Frame(name=str(f), data=data, traces=list(range(2 * A)),
                              layout={"annotations": annotations}))

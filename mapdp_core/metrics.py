@@ -12,7 +12,6 @@ from collections.abc import Iterable
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
-from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 
 __all__ = ["clustering_scores", "match_label_sequence", "match_labels"]
 
@@ -39,8 +38,50 @@ def _check_pair(a, b, name_a: str, name_b: str) -> tuple[np.ndarray, np.ndarray]
     return a, b
 
 
+def _contingency(t: np.ndarray, p: np.ndarray) -> np.ndarray:
+    _, ti = np.unique(t, return_inverse=True)
+    _, pi = np.unique(p, return_inverse=True)
+    nt, npred = int(ti.max()) + 1, int(pi.max()) + 1
+    return np.bincount(ti * npred + pi, minlength=nt * npred).reshape(nt, npred)
+
+
+def _nmi(table: np.ndarray) -> float:
+    """Arithmetic-mean NMI from a contingency table (the special cases as scikit-learn's)."""
+    if np.count_nonzero(table) == table.shape[0] == table.shape[1]:
+        return 1.0  # the same partition (up to names): exactly 1, not 1 - rounding
+    n = table.sum()
+    a, b = table.sum(axis=1), table.sum(axis=0)
+    i, j = np.nonzero(table)
+    nij = table[i, j].astype(float)
+    mi = float(np.sum(nij / n * (np.log(nij) + np.log(n) - np.log(a[i]) - np.log(b[j]))))
+    if mi <= 0.0:
+        return 0.0
+    h = lambda c: -float(np.sum(c[c > 0] / n * np.log(c[c > 0] / n)))  # noqa: E731
+    return mi / max(0.5 * (h(a) + h(b)), np.finfo(float).eps)
+
+
+def _ari(table: np.ndarray) -> float:
+    """Adjusted Rand index from the pair confusion counts (exact integer arithmetic)."""
+    n = int(table.sum())
+    squares = int((table.astype(np.int64) ** 2).sum())
+    a, b = table.sum(axis=1).astype(np.int64), table.sum(axis=0).astype(np.int64)
+    same_both = squares - n
+    same_pred = int((b.astype(object) ** 2).sum()) - squares
+    same_true = int((a.astype(object) ** 2).sum()) - squares
+    diff_both = n * n - same_pred - same_true - squares
+    if same_pred == 0 and same_true == 0:
+        return 1.0
+    num = 2 * (same_both * diff_both - same_true * same_pred)
+    den = (same_both + same_true) * (same_true + diff_both) + (same_both + same_pred) * (same_pred + diff_both)
+    return float(num) / float(den)
+
+
 def clustering_scores(labels_true, labels_pred) -> dict:
     """NMI, ARI and the number of clusters found.
+
+    Computed from one contingency table (equal to scikit-learn's
+    ``normalized_mutual_info_score`` and ``adjusted_rand_score``, tested, at a fraction of the
+    cost: the app scores every animation frame).
 
     Parameters
     ----------
@@ -56,11 +97,8 @@ def clustering_scores(labels_true, labels_pred) -> dict:
     t, p = _check_pair(labels_true, labels_pred, "labels_true", "labels_pred")
     if t.size == 0:
         raise ValueError("labels_true and labels_pred are empty; pass one label per row.")
-    return {
-        "nmi": float(normalized_mutual_info_score(t, p)),
-        "ari": float(adjusted_rand_score(t, p)),
-        "K": int(np.unique(p).size),
-    }
+    table = _contingency(t, p)
+    return {"nmi": _nmi(table), "ari": _ari(table), "K": int(table.shape[1])}
 
 
 def match_labels(reference, labels) -> np.ndarray:

@@ -19,6 +19,28 @@ def test_scores_agree_with_sklearn():
     assert isinstance(s["K"], int) and isinstance(s["nmi"], float)
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_scores_agree_with_sklearn_on_random_and_edge_cases(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 60))
+    cases = [(rng.integers(0, rng.integers(1, 6), n), rng.integers(0, rng.integers(1, 8), n)),
+             (np.zeros(n, int), np.zeros(n, int)), (np.zeros(n, int), np.arange(n)),
+             (np.arange(n), np.arange(n)[::-1]), (rng.integers(0, 2, n), np.zeros(n, int))]
+    for t, p in cases:
+        s = clustering_scores(t, p)
+        assert s["nmi"] == pytest.approx(normalized_mutual_info_score(t, p), abs=1e-12)
+        assert s["ari"] == pytest.approx(adjusted_rand_score(t, p), abs=1e-12)
+
+
+def test_scores_exact_for_large_n():
+    rng = np.random.default_rng(1)
+    t = rng.integers(0, 4, 400_000)
+    p = np.where(rng.random(400_000) < 0.9, t, rng.integers(0, 6, 400_000))
+    s = clustering_scores(t, p)
+    assert s["ari"] == pytest.approx(adjusted_rand_score(t, p), rel=1e-12)
+    assert s["nmi"] == pytest.approx(normalized_mutual_info_score(t, p), rel=1e-12)
+
+
 def test_scores_validation():
     with pytest.raises(ValueError, match="same rows: lengths 3 and 2"):
         clustering_scores([0, 1, 1], [0, 1])
