@@ -38,10 +38,10 @@ def builtin(name: str) -> explorer.AppData:
 
 @st.cache_data(show_spinner="Clustering the demo...", max_entries=8)
 def demo_frames(section: str):
-    """MAP-DP (N0 = 3) and K-means (the true K, best of 3) on a PLOS scenario: frames, view, axis names."""
+    """MAP-DP (N0 = 3) and K-means (the true K), each the best of 3 restarts on a PLOS scenario: frames, view, axis names."""
     d = scenario(section)
     K = int(d.truth.max() + 1)
-    runs = [explorer.run_mapdp(d, 3.0), explorer.run_kmeans(d, K, restarts=3)]
+    runs = [explorer.run_mapdp(d, 3.0, restarts=3), explorer.run_kmeans(d, K, restarts=3)]
     coords, names = explorer.projection(d)
     return explorer.animation_frames(runs, coords, None, d.truth), coords, names
 
@@ -126,7 +126,7 @@ def run(kind: str, params: dict, progress_text: str | None = None):
 def mapdp_params() -> dict:
     """The MAP-DP settings chosen on Explore (or their defaults)."""
     return {"N0": float(setting("N0", 3.0)), "spread": float(setting("spread", 1.0)),
-            "restarts": int(setting("restarts", 1)), "seed": int(setting("seed", 0)),
+            "restarts": int(setting("restarts", 3)), "seed": int(setting("seed", 0)),
             "time_budget": float(setting("time_budget", 60.0))}
 
 

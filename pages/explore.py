@@ -61,7 +61,7 @@ with left:
                                  disabled=match_k)
     common.remember_setting("lam", lam_manual)
     with st.expander("Restarts, seed, view"):
-        restarts = st.slider("Restarts (best kept)", 1, 20, int(common.setting("restarts", 1)), key="w_restarts")
+        restarts = st.slider("Restarts (best kept)", 1, 20, int(common.setting("restarts", 3)), key="w_restarts")
         common.remember_setting("restarts", restarts)
         seed = st.number_input("Seed", 0, 10**6, int(common.setting("seed", 0)), key="w_seed")
         common.remember_setting("seed", int(seed))
