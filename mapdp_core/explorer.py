@@ -408,19 +408,26 @@ def _restarts(name: str, make_generator, restarts: int, truth, time_budget: floa
                seconds=time.perf_counter() - t0, stopped=stopped)
 
 
+def _prior(data: AppData, spread: float, weight: float):
+    return None if spread == 1.0 and weight == 1.0 else scaled_prior(data.X, data.likelihood, spread, weight=weight)
+
+
 def run_mapdp(data: AppData, N0: float = 3.0, spread: float = 1.0, restarts: int = 1, seed: int = 0, *,
+              weight: float = 1.0,
               max_iter: int = 100, time_budget: float = 120.0, should_stop: Callable[[], bool] | None = None,
               on_restart: Callable[[int, int], None] | None = None) -> Run:
-    """MAP-DP on the data's own likelihoods, the Gaussian spread of the prior times ``spread``
-    (:func:`mapdp_core.tuning.scaled_prior`). Restart 1 visits rows in input order, later
-    ones in random orders (PLOS Appendix C); the restart of lowest exact -ln p(X, z) is kept."""
-    prior = scaled_prior(data.X, data.likelihood, spread) if spread != 1.0 else None
+    """MAP-DP on the data's own likelihoods, the Gaussian spread of the prior times ``spread`` and
+    the other families' prior weight times ``weight`` (:func:`mapdp_core.tuning.scaled_prior`).
+    Restart 1 visits rows in input order, later ones in random orders (PLOS Appendix C); the
+    restart of lowest exact -ln p(X, z) is kept."""
+    prior = _prior(data, spread, weight)
     rng = np.random.default_rng(seed)
     orders = [None] + [rng.permutation(data.n_rows) for _ in range(max(restarts, 1) - 1)]
     return _restarts("MAP-DP", lambda r: map_dp(data.X, N0, data.likelihood, prior, order=orders[r],
                                                  max_iter=max_iter),
                      max(restarts, 1), data.truth, time_budget, should_stop, on_restart,
-                     {"N0": N0, "spread": spread, "restarts": restarts, "seed": seed}, "neg_log_joint")
+                     {"N0": N0, "spread": spread, "weight": weight, "restarts": restarts, "seed": seed},
+                     "neg_log_joint")
 
 
 def run_kmeans(data: AppData, K: int = 3, restarts: int = 1, seed: int = 0, *, max_iter: int = 300,
@@ -451,8 +458,7 @@ def fitted_model(data: AppData, run: Run) -> MAPDP:
     for prediction, imputation and profiles, without running MAP-DP again."""
     if run.algorithm != "MAP-DP":
         raise ValueError(f"only a MAP-DP run has a model to predict with, not {run.algorithm}.")
-    spread = run.params.get("spread", 1.0)
-    prior = scaled_prior(data.X, data.likelihood, spread) if spread != 1.0 else None
+    prior = _prior(data, run.params.get("spread", 1.0), run.params.get("weight", 1.0))
     model = MAPDP(N0=run.params["N0"], likelihood=data.likelihood, prior=prior, n_init=max(1, len(run.restarts)),
                   random_state=run.params.get("seed"))
     parsed = parse(data.X, data.likelihood, prior)
@@ -471,7 +477,8 @@ def lambda_for_k(data: AppData, K: int, Z: np.ndarray | None = None) -> tuple[fl
 COMPARED = ("MAP-DP", "K-means", "DP-means", "Gibbs", "E-M", "Variational DP")
 
 
-def compare(data: AppData, algorithms=COMPARED, *, N0: float = 3.0, spread: float = 1.0, K: int = 3,
+def compare(data: AppData, algorithms=COMPARED, *, N0: float = 3.0, spread: float = 1.0, weight: float = 1.0,
+            K: int = 3,
             lam: float | None = None, restarts: int = 5, seed: int = 0, gibbs_sweeps: int = 100,
             vdp_components: int = 20, on_step: Callable[[int, int], None] | None = None) -> pd.DataFrame:
     """Every chosen algorithm over ``restarts`` seeds: one tidy row per (algorithm, restart).
@@ -497,13 +504,13 @@ def compare(data: AppData, algorithms=COMPARED, *, N0: float = 3.0, spread: floa
         raise ValueError(f"unknown algorithm(s) {unknown}; choose among {list(COMPARED)}.")
     if int(restarts) < 1:
         raise ValueError("restarts must be at least 1.")
-    prior = scaled_prior(data.X, data.likelihood, spread) if spread != 1.0 else None
+    prior = _prior(data, spread, weight)
     Z = numeric_matrix(data) if any(a not in ("MAP-DP", "Gibbs") for a in algorithms) else None
     rng = np.random.default_rng(seed)
     seeds = rng.integers(0, 2 ** 31 - 1, size=int(restarts))
     orders = [None] + [rng.permutation(data.n_rows) for _ in range(int(restarts) - 1)]
     if "DP-means" in algorithms and lam is None:
-        k_map = run_mapdp(data, N0, spread).final.n_clusters
+        k_map = run_mapdp(data, N0, spread, weight=weight).final.n_clusters
         lam = lambda_for_k(data, k_map, Z)[0]
     K = int(min(max(K, 1), data.n_rows))
     rows, total, done = [], len(algorithms) * int(restarts), 0

@@ -361,9 +361,10 @@ def _check_scale(s) -> float:
     return float(s)
 
 
-def _scaled_block_prior(family: str, prior: dict, s: float) -> dict:
-    """A copy of one block's resolved hyperparameters with the within-cluster spread times s,
-    holding only the keys that the family's ``prior=`` accepts."""
+def _scaled_block_prior(family: str, prior: dict, s: float, weight: float = 1.0) -> dict:
+    """A copy of one block's resolved hyperparameters with the within-cluster spread times s
+    (Gaussian families) or the prior's weight times ``weight`` (the others), holding only the
+    keys that the family's ``prior=`` accepts."""
     out = {k: (v.copy() if isinstance(v, np.ndarray) else
                [np.array(x, dtype=float) for x in v] if isinstance(v, list) else v)
            for k, v in prior.items()}
@@ -377,22 +378,30 @@ def _scaled_block_prior(family: str, prior: dict, s: float) -> dict:
         out["sigma2"] = out["sigma2"] * s
     elif family == "gaussian_known_cov":
         out["Sigma"] = out["Sigma"] * s
+    elif family not in SCALED_FAMILIES and weight != 1.0:
+        # Beta, Gamma and Dirichlet priors: times w keeps the prior mean and makes it weigh
+        # like w times as many pseudo-observations
+        for key in ("alpha0", "beta0"):
+            if key in out:
+                v = out[key]
+                out[key] = [x * weight for x in v] if isinstance(v, list) else v * weight
     return out
 
 
-def _prior_argument(parsed: ParsedData, likelihood, s: float):
-    """The ``prior=`` argument reproducing ``parsed``'s resolved priors, Gaussian spreads times s."""
+def _prior_argument(parsed: ParsedData, likelihood, s: float, weight: float = 1.0):
+    """The ``prior=`` argument reproducing ``parsed``'s resolved priors, Gaussian spreads times s
+    and the other families' prior weights times ``weight``."""
     groups = _groups(likelihood, parsed.names)
     if len(groups) != len(parsed.blocks):  # parse builds one block per group, in order
         raise RuntimeError("internal: the likelihood's groups do not match the parsed blocks.")
-    entries = [(key, _scaled_block_prior(block.family, block.prior, s))
+    entries = [(key, _scaled_block_prior(block.family, block.prior, s, weight))
                for (_, _, key), block in zip(groups, parsed.blocks)]
     if isinstance(likelihood, str):
         return entries[0][1]
     return {key: value for key, value in entries}
 
 
-def scaled_prior(X, likelihood="normal_wishart", s: float = 1.0, prior=None):
+def scaled_prior(X, likelihood="normal_wishart", s: float = 1.0, prior=None, weight: float = 1.0):
     """Empirical-Bayes priors with the Gaussian families' within-cluster spread times s.
 
     Appendix G (approaches 2 and 4) tunes theta0 by likelihood; this gives that search
@@ -420,6 +429,11 @@ def scaled_prior(X, likelihood="normal_wishart", s: float = 1.0, prior=None):
     s : float > 0, default 1.0
     prior : dict, optional
         Hyperparameters to use instead of the defaults before scaling.
+    weight : float > 0, default 1.0
+        For every other family (Beta, Gamma and Dirichlet priors: bernoulli, binomial,
+        categorical, poisson, geometric, exponential), ``alpha0`` and ``beta0`` times
+        ``weight``: the same prior mean, weighing like ``weight`` times as many
+        pseudo-observations (a weaker prior lets small differences between clusters count).
 
     Returns
     -------
@@ -431,7 +445,8 @@ def scaled_prior(X, likelihood="normal_wishart", s: float = 1.0, prior=None):
         with s = 1 it reproduces the defaults exactly.
     """
     s = _check_scale(s)
-    return _prior_argument(parse(X, likelihood, prior), likelihood, s)
+    weight = _check_scale(weight)
+    return _prior_argument(parse(X, likelihood, prior), likelihood, s, weight)
 
 
 # ----------------------------------------------------------------------------- cross-validation

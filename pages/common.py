@@ -126,6 +126,7 @@ def run(kind: str, params: dict, progress_text: str | None = None):
 def mapdp_params() -> dict:
     """The MAP-DP settings chosen on Explore (or their defaults)."""
     return {"N0": float(setting("N0", 3.0)), "spread": float(setting("spread", 1.0)),
+            "weight": float(setting("weight", 1.0)),
             "restarts": int(setting("restarts", 3)), "seed": int(setting("seed", 0)),
             "time_budget": float(setting("time_budget", 60.0))}
 

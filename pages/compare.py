@@ -22,6 +22,7 @@ if not algorithms:
     st.stop()
 params = {"algorithms": tuple(algorithms), "restarts": restarts, "K": K, "gibbs_sweeps": sweeps,
           "N0": float(common.setting("N0", 3.0)), "spread": float(common.setting("spread", 1.0)),
+          "weight": float(common.setting("weight", 1.0)),
           "seed": int(common.setting("seed", 0))}
 
 

@@ -13,6 +13,7 @@ st.caption(d.description)
 
 N0_OPTIONS = sorted({float(f"{v:.3g}") for v in np.logspace(-2, 3, 41)} | {3.0})
 SPREAD_OPTIONS = [0.1, 0.15, 0.2, 0.25, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 8.0, 12.0, 16.0, 32.0]
+WEIGHT_OPTIONS = [0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0]
 ALGORITHMS = ["MAP-DP", "K-means", "DP-means"]
 
 
@@ -48,6 +49,16 @@ with left:
             help="Multiplies the within-cluster (co)variance the prior expects for every Gaussian feature: "
                  "above 1 asks for wider, hence fewer, clusters.")
         common.remember_setting("spread", spread)
+    others = [f for f in d.features if f not in gaussian]
+    weight = 1.0
+    if others:
+        weight = st.select_slider(
+            "Prior weight of the other features, × the default", options=WEIGHT_OPTIONS, key="w_weight",
+            value=_nearest(WEIGHT_OPTIONS, common.setting("weight", 1.0)),
+            help="For yes/no, score, category and count features the prior is a guess about each cluster's "
+                 "proportions or rates that weighs like a few observations; this multiplies that weight. "
+                 "Lighter lets small differences between clusters count.")
+        common.remember_setting("weight", weight)
     algorithms = st.multiselect("Algorithms", ALGORITHMS, default=common.setting("algorithms", ALGORITHMS),
                                 key="w_algorithms")
     common.remember_setting("algorithms", algorithms)
@@ -79,13 +90,12 @@ with left:
             if chosen is None:
                 st.warning("Choose two different features; showing principal components meanwhile.")
         ellipses = st.checkbox("2-sd ellipses", value=True, key="w_ellipses")
-    if gaussian:
-        with st.expander("What the prior means, in words"):
-            try:
-                prior = scaled_prior(d.X, d.likelihood, spread) if spread != 1.0 else None
-                st.dataframe(describe_priors(d.X, d.likelihood, prior), hide_index=True, width="stretch")
-            except ValueError as exc:
-                common.plain_error(exc, "The prior could not be described")
+    with st.expander("What the prior means, in words"):
+        try:
+            prior = scaled_prior(d.X, d.likelihood, spread, weight=weight)
+            st.dataframe(describe_priors(d.X, d.likelihood, prior), hide_index=True, width="stretch")
+        except ValueError as exc:
+            common.plain_error(exc, "The prior could not be described")
 
 with right:
     if not algorithms:

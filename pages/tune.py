@@ -18,6 +18,7 @@ points = c2.slider("Grid points", 3, 15, 7, key="w_tune_points")
 n_init = c3.slider("Restarts per N0", 1, 5, 2, key="w_tune_restarts")
 grid = [float(f"{v:.3g}") for v in np.logspace(np.log10(lo), np.log10(hi), points)]
 spread = float(common.setting("spread", 1.0))
+weight = float(common.setting("weight", 1.0))
 
 
 def _progress(kind, fn):
@@ -29,9 +30,9 @@ def _progress(kind, fn):
 
 
 st.subheader("1. The exact joint likelihood over N0")
-prior = scaled_prior(d.X, d.likelihood, spread) if spread != 1.0 else None
+prior = scaled_prior(d.X, d.likelihood, spread, weight=weight) if (spread, weight) != (1.0, 1.0) else None
 try:
-    g = common.cached("n0_grid", {"grid": tuple(grid), "n_init": n_init, "spread": spread},
+    g = common.cached("n0_grid", {"grid": tuple(grid), "n_init": n_init, "spread": spread, "weight": weight},
                       lambda: _progress("N0 grid", lambda cb: n0_grid(d.X, grid, d.likelihood, prior, n_init=n_init,
                                                                       on_step=cb)))
 except ValueError as exc:

@@ -258,3 +258,20 @@ def test_cross_validate_prefers_a_scale_with_the_right_k():
     assert cv.best_scale == 1.0 and by_scale[cv.best_scale] == 3
     m = MAPDP(N0=cv.best_N0, likelihood=lik, prior=scaled_prior(X, lik, cv.best_scale), random_state=0).fit(X)
     assert m.n_clusters_ == 3
+
+
+def test_scaled_prior_weight_scales_beta_gamma_dirichlet_priors_only():
+    from mapdp_core.spec import parse
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.normal(size=60), rng.integers(0, 2, 60), rng.integers(0, 3, 60), rng.poisson(3, 60)])
+    lik = ["normal_gamma", "bernoulli", "categorical", "poisson"]
+    base = {b.family: b.prior for b in parse(X, lik).blocks}
+    out = scaled_prior(X, lik, 2.0, weight=3.0)
+    out = {lik[k] if isinstance(k, int) else k: v for k, v in out.items()}
+    assert np.allclose(out["normal_gamma"]["b0"], 2.0 * base["normal_gamma"]["b0"])
+    for fam in ("bernoulli", "poisson"):
+        assert np.allclose(out[fam]["alpha0"], 3.0 * base[fam]["alpha0"])
+        assert np.allclose(out[fam]["beta0"], 3.0 * base[fam]["beta0"])
+    assert np.allclose(out["categorical"]["alpha0"][0], 3.0 * base["categorical"]["alpha0"][0])
+    with pytest.raises(ValueError, match="> 0"):
+        scaled_prior(X, lik, 1.0, weight=0.0)
