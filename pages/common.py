@@ -107,15 +107,26 @@ def run(kind: str, params: dict, progress_text: str | None = None):
 
     def compute():
         bar = st.progress(0.0, text=progress_text or f"Running {kind}...")
+        done = [0, 0]  # restarts finished, sweeps in this restart
+
+        def step(finished, total):
+            done[:] = [finished, 0]
+            bar.progress(finished / total, text=f"{kind}: restart {finished} of {total}")
+
+        def pulse():
+            # a Streamlit call between sweeps: a click anywhere (e.g. Stop) interrupts the run here
+            done[1] += 1
+            bar.progress(min(done[0] / max(params.get("restarts", 1), 1), 1.0),
+                         text=f"{kind}: restart {done[0] + 1}, sweep {done[1]}")
+            return False
+
         try:
-            def step(done, total):
-                bar.progress(done / total, text=f"{kind}: restart {done} of {total}")
             if kind == "MAP-DP":
-                return explorer.run_mapdp(d, on_restart=step, **params)
+                return explorer.run_mapdp(d, on_restart=step, should_stop=pulse, **params)
             if kind == "K-means":
-                return explorer.run_kmeans(d, on_restart=step, Z=numeric(d), **params)
+                return explorer.run_kmeans(d, on_restart=step, should_stop=pulse, Z=numeric(d), **params)
             if kind == "DP-means":
-                return explorer.run_dpmeans(d, on_restart=step, Z=numeric(d), **params)
+                return explorer.run_dpmeans(d, on_restart=step, should_stop=pulse, Z=numeric(d), **params)
             raise ValueError(kind)
         finally:
             bar.empty()

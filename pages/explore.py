@@ -101,6 +101,9 @@ with right:
     if not algorithms:
         st.info("Choose at least one algorithm on the left.")
         st.stop()
+    if st.button("■ Stop", key="stop_run", help="Stops a long run; change any setting to start again."):
+        st.info("Stopped. Change a setting to run again.")
+        st.stop()
     runs = []
     params = dict(common.mapdp_params())
     try:
