@@ -10,6 +10,7 @@ from .kmeans import KMeans, KMeansBIC, kmeans, kmeans_bic, kmeans_plusplus  # no
 from .mapdp import MAPDP, default_prior, map_dp, warm_up  # noqa: E402
 from .metrics import clustering_scores, match_label_sequence, match_labels  # noqa: E402
 from .mixtures import em_gaussian_mixture, variational_dp  # noqa: E402
+from .profiles import Profiles, bh_adjust, cluster_profiles, feature_tests  # noqa: E402
 from .state import SweepState  # noqa: E402
 from .tuning import (CrossValidation, MapN0, N0Grid, cross_validate, expected_clusters, map_n0,  # noqa: E402
                      n0_for_expected_clusters, n0_grid, scaled_prior)
@@ -21,4 +22,5 @@ __all__ = [
     "clustering_scores", "match_labels", "match_label_sequence",
     "expected_clusters", "n0_for_expected_clusters", "map_n0", "MapN0", "n0_grid", "N0Grid",
     "scaled_prior", "cross_validate", "CrossValidation",
+    "cluster_profiles", "feature_tests", "bh_adjust", "Profiles",
 ]
