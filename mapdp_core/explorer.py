@@ -167,6 +167,7 @@ def clinical_data(n: int = 500, n_subtypes: int = 3, missing_rate: float = 0.1, 
     out = clinical_simulator(n=n, n_subtypes=n_subtypes, missing_rate=missing_rate, seed=seed)
     df, y, spec = out[0], out[1], out[2]
     table = df.copy()
+    table.attrs = {}  # the simulator's outlier mask is not part of the table shown or downloaded
     table["subtype"] = np.asarray(y)
     roles = {c: "feature" for c in df.columns} | {"subtype": "label"}
     data = table_data(table, roles=roles, families=dict(spec), name=f"Simulated clinical ({n_subtypes} subtypes)")
