@@ -8,17 +8,17 @@ import streamlit as st
 
 from pages import common
 
-st.set_page_config(page_title="MAP-DP Explorer", page_icon="🔵", layout="wide")
+st.set_page_config(page_title="MAP-DP Explorer", page_icon=":material/scatter_plot:", layout="wide")
 common.warm_up()
 
 PAGES = [
-    st.Page("pages/home.py", title="Home", icon="🏠"),
-    st.Page("pages/data.py", title="Data", icon="📄"),
-    st.Page("pages/explore.py", title="Explore", icon="▶️", default=True),
-    st.Page("pages/compare.py", title="Compare", icon="📊"),
-    st.Page("pages/tune.py", title="Tune", icon="🎚️"),
-    st.Page("pages/subtypes.py", title="Subtypes", icon="🧬"),
-    st.Page("pages/predict.py", title="Predict", icon="🔮"),
+    st.Page("pages/home.py", title="Home", icon=":material/home:"),
+    st.Page("pages/data.py", title="Data", icon=":material/table:"),
+    st.Page("pages/explore.py", title="Explore", icon=":material/play_circle:", default=True),
+    st.Page("pages/compare.py", title="Compare", icon=":material/leaderboard:"),
+    st.Page("pages/tune.py", title="Tune", icon=":material/tune:"),
+    st.Page("pages/subtypes.py", title="Subtypes", icon=":material/groups:"),
+    st.Page("pages/predict.py", title="Predict", icon=":material/person_search:"),
 ]
 page = st.navigation(PAGES)
 common.data_badge()

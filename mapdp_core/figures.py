@@ -43,18 +43,21 @@ def _ellipse_xy(ellipses) -> tuple[np.ndarray, np.ndarray]:
     return xy[:, 0], xy[:, 1]
 
 
-def _title(frames: Frames, a: int, f: int) -> str:
+def _title(frames: Frames, a: int, f: int, settings: dict | None = None) -> str:
     info = frames.info[a]
     row = info.iloc[min(f, len(info) - 1)]
     done = " (done)" if f >= len(info) - 1 else ""
-    text = f"<b>{frames.algorithms[a]}</b> · sweep {int(row['sweep'])}{done} · K = {int(row['K'])}"
+    name = frames.algorithms[a]
+    extra = f" ({settings[name]})" if settings and settings.get(name) else ""
+    text = f"<b>{name}</b>{extra}<br>sweep {int(row['sweep'])}{done} · K = {int(row['K'])}"
     if "nmi" in info:
         text += f" · NMI {row['nmi']:.2f} · ARI {row['ari']:.2f}"
     return text
 
 
 def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int | None = None,
-                     point_size: float | None = None, height: int = 480, show_ellipses: bool = True) -> go.Figure:
+                     point_size: float | None = None, height: int = 480, show_ellipses: bool = True,
+                     settings: dict | None = None) -> go.Figure:
     """The algorithms side by side, one frame per sweep, with play/pause and a sweep slider.
 
     Parameters
@@ -68,13 +71,15 @@ def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int 
         Frame shown before playing (default: the last, the converged clustering).
     show_ellipses : bool
         Draw each cluster's 2-sd ellipse (from the covariance of its points in this view).
+    settings : dict, optional
+        ``{algorithm: "N0 = 3"}``: shown after each algorithm's name in its title.
     """
     A, F = len(frames.algorithms), frames.n_frames
     start = F - 1 if start is None else int(np.clip(start, 0, F - 1))
     n = coords.shape[0]
     size = point_size or (6 if n <= 1000 else 4 if n <= 5000 else 3)
     fig = make_subplots(rows=1, cols=A, shared_xaxes=True, shared_yaxes=True, horizontal_spacing=0.03,
-                        subplot_titles=[_title(frames, a, start) for a in range(A)])
+                        subplot_titles=[_title(frames, a, start, settings) for a in range(A)])
     x, y = np.ascontiguousarray(coords[:, 0]), np.ascontiguousarray(coords[:, 1])
 
     def traces(f):
@@ -98,13 +103,14 @@ def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int 
             data.append({"type": "scattergl", "marker": {"color": frames.colours[a][g] % len(PALETTE)}})
             ex, ey = _ellipse_xy(frames.ellipses[a][g] if show_ellipses else [])
             data.append({"type": "scatter", "x": ex, "y": ey})
-        annotations = [{"text": _title(frames, a, f)} for a in range(A)]
+        annotations = [{"text": _title(frames, a, f, settings)} for a in range(A)]
         anim.append(go.Frame(name=str(f), data=data, traces=list(range(2 * A)),
                              layout={"annotations": annotations}))
     fig.frames = anim
     step_args = {"mode": "immediate", "frame": {"duration": 0, "redraw": True}, "transition": {"duration": 0}}
+    fig.update_annotations(font_size=13)
     fig.update_layout(
-        height=height, margin={"l": 10, "r": 10, "t": 60, "b": 10}, plot_bgcolor="white",
+        height=height, margin={"l": 10, "r": 10, "t": 70, "b": 10}, plot_bgcolor="white",
         updatemenus=[{
             "type": "buttons", "direction": "left", "x": 0.0, "y": -0.08, "xanchor": "left", "yanchor": "top",
             "showactive": False, "pad": {"r": 10, "t": 10},
@@ -115,8 +121,8 @@ def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int 
                 {"label": "❚❚ Pause", "method": "animate", "args": [[None], step_args]},
             ]}],
         sliders=[{
-            "active": start, "x": 0.16, "len": 0.84, "y": -0.04, "yanchor": "top",
-            "currentvalue": {"prefix": "frame ", "visible": True},
+            "active": start, "x": 0.2, "len": 0.8, "y": -0.04, "yanchor": "top",
+            "currentvalue": {"prefix": "sweep ", "visible": True, "xanchor": "right"},
             "steps": [{"label": str(frames.sweeps[int(np.argmax([len(s) for s in frames.sweeps]))][f]),
                        "method": "animate", "args": [[str(f)], step_args]} for f in range(F)],
         }],

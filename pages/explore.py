@@ -101,7 +101,7 @@ with right:
     if not algorithms:
         st.info("Choose at least one algorithm on the left.")
         st.stop()
-    if st.button("■ Stop", key="stop_run", help="Stops a long run; change any setting to start again."):
+    if st.button("Stop", icon=":material/stop:", key="stop_run", help="Stops a long run; change any setting to start again."):
         st.info("Stopped. Change a setting to run again.")
         st.stop()
     runs = []
@@ -148,16 +148,19 @@ with right:
     if st.session_state.get("explore_results") != results:
         frame = last  # new results: show where they converged
     b1, b2, b3, b4 = st.columns([1, 1, 1, 5])
-    if b1.button("⏮ First", key="frame_first"):
+    if b1.button("First", icon=":material/first_page:", key="frame_first"):
         frame = 0
-    if b2.button("◀ Step back", key="frame_back"):
+    if b2.button("Back", icon=":material/chevron_left:", key="frame_back", help="Step back one sweep"):
         frame = max(0, frame - 1)
-    if b3.button("Step ▶", key="frame_next"):
+    if b3.button("Step", icon=":material/chevron_right:", key="frame_next", help="Step forward one sweep"):
         frame = min(last, frame + 1)
     st.session_state["explore_frame"] = frame
     st.session_state["explore_results"] = results
-    b4.caption("▶ Play / ❚❚ Pause and the frame slider are under the chart; the buttons step one sweep.")
-    fig = figures.animation_figure(frames, coords[sample], axis_names, start=frame, show_ellipses=ellipses)
+    b4.caption("Play, Pause and the sweep slider are under the chart; First, Back and Step move one sweep at a time.")
+    settings = {"MAP-DP": f"N0 = {n0:g}", "K-means": f"K = {K}", "DP-means": f"λ = {lam:.3g}" if "DP-means" in algorithms
+                else ""}
+    fig = figures.animation_figure(frames, coords[sample], axis_names, start=frame, show_ellipses=ellipses,
+                                   settings=settings)
     st.plotly_chart(fig, width="stretch", key="animation")
 
     rows = []
