@@ -643,7 +643,7 @@ def _ellipses(coords: np.ndarray, labels: np.ndarray, max_clusters: int = 40, n_
     ids, inv, counts = np.unique(labels, return_inverse=True, return_counts=True)
     x, y = coords[:, 0], coords[:, 1]
     s = [np.bincount(inv, weights=w, minlength=ids.size) for w in (x, y, x * x, x * y, y * y)]
-    t = np.linspace(0.0, 2.0 * np.pi, 41)
+    t = np.linspace(0.0, 2.0 * np.pi, 31)
     circle = np.column_stack([np.cos(t), np.sin(t)])
     out = []
     for j in np.argsort(-counts, kind="stable")[:max_clusters]:
