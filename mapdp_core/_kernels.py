@@ -37,7 +37,7 @@ def reset_slots(lo, hi, cnt, logcnt, fams):
     """Put cluster slots lo..hi-1 in the prior state (no points)."""
     g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc = fams[0]
     n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const = fams[1]
-    w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1 = fams[2]
+    w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_fill, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1 = fams[2]
     b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0 = fams[3]
     c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA = fams[4]
     p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1 = fams[5]
@@ -48,7 +48,7 @@ def reset_slots(lo, hi, cnt, logcnt, fams):
         logcnt[k] = -np.inf
         _ga.reset(k, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
         _ng.reset(k, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
-        _nw.reset(k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
+        _nw.reset(k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_fill, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
         _bb.reset(k, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
         _ca.reset(k, c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA)
         _po.reset(k, p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1)
@@ -62,7 +62,7 @@ def add_all(order, labels, cnt, logcnt, fams):
     visiting order, so that a run depends only on the sequence of rows it visits."""
     g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc = fams[0]
     n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const = fams[1]
-    w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1 = fams[2]
+    w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_fill, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1 = fams[2]
     b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0 = fams[3]
     c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA = fams[4]
     p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1 = fams[5]
@@ -74,7 +74,7 @@ def add_all(order, labels, cnt, logcnt, fams):
         sign = 1
         _ga.move(i, k, sign, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
         _ng.move(i, k, sign, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
-        _nw.move(i, k, sign, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
+        _nw.move(i, k, sign, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_fill, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
         _bb.move(i, k, sign, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
         _ca.move(i, k, sign, c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA)
         _po.move(i, k, sign, p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1)
@@ -91,7 +91,7 @@ def point_terms(empty_slot, d_new, pconst, fams):
     data-only constants that every cluster's -ln f shares (ln x!, binomial coefficients)."""
     g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc = fams[0]
     n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const = fams[1]
-    w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1 = fams[2]
+    w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_fill, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1 = fams[2]
     b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0 = fams[3]
     c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA = fams[4]
     p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1 = fams[5]
@@ -101,7 +101,7 @@ def point_terms(empty_slot, d_new, pconst, fams):
     for i in range(d_new.shape[0]):
         d_new[i] = (_ga.nlp(i, k, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
                      + _ng.nlp(i, k, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
-                     + _nw.nlp(i, k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
+                     + _nw.nlp(i, k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_fill, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
                      + _bb.nlp(i, k, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
                      + _ca.nlp(i, k, c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA)
                      + _po.nlp(i, k, p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1)
@@ -127,7 +127,7 @@ def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logc
     """
     g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc = fams[0]
     n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const = fams[1]
-    w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1 = fams[2]
+    w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_fill, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1 = fams[2]
     b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0 = fams[3]
     c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA = fams[4]
     p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1 = fams[5]
@@ -144,6 +144,12 @@ def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logc
             return t, K, score_sum, n_changed
         i = order[t]
         k_old = labels[i]
+        # the bound below holds for the full Student-t only, not for a row with gaps
+        prune = nw_only
+        if nw_only:
+            for a in range(w_X.shape[1]):
+                if w_X[i, a] != w_X[i, a]:
+                    prune = False
         n_without = cnt[k_old] - 1.0
         best = np.inf
         best_k = K
@@ -156,7 +162,7 @@ def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logc
             log_nk = 0.0 if (first_sweep and k_old == 0) else math.log(n_without)
             best = (_ga.nlp_loo(i, k_old, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
                  + _ng.nlp_loo(i, k_old, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
-                 + _nw.nlp_loo(i, k_old, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
+                 + _nw.nlp_loo(i, k_old, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_fill, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
                  + _bb.nlp_loo(i, k_old, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
                  + _ca.nlp_loo(i, k_old, c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA)
                  + _po.nlp_loo(i, k_old, p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1)
@@ -171,11 +177,11 @@ def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logc
             if k == k_old or cnt[k] <= 0.0:  # cnt 0: emptied during this sweep, score +inf
                 continue
             log_nk = 0.0 if (first_sweep and k == 0) else logcnt[k]
-            if nw_only and w_const[k] - log_nk > best:
+            if prune and w_const[k] - log_nk > best:
                 continue  # the Student-t's value at its mode already loses (log1p(.) >= 0)
             s = (_ga.nlp(i, k, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
                  + _ng.nlp(i, k, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
-                 + _nw.nlp(i, k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
+                 + _nw.nlp(i, k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_fill, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
                  + _bb.nlp(i, k, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
                  + _ca.nlp(i, k, c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA)
                  + _po.nlp(i, k, p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1)
@@ -212,7 +218,7 @@ def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logc
         sign = -1
         _ga.move(i, k, sign, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
         _ng.move(i, k, sign, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
-        _nw.move(i, k, sign, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
+        _nw.move(i, k, sign, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_fill, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
         _bb.move(i, k, sign, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
         _ca.move(i, k, sign, c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA)
         _po.move(i, k, sign, p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1)
@@ -227,7 +233,7 @@ def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logc
         sign = 1
         _ga.move(i, k, sign, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
         _ng.move(i, k, sign, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
-        _nw.move(i, k, sign, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
+        _nw.move(i, k, sign, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_fill, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
         _bb.move(i, k, sign, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
         _ca.move(i, k, sign, c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA)
         _po.move(i, k, sign, p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1)
@@ -243,7 +249,7 @@ def log_marginals(K, fams, out):
     """ln p(X_k | theta0) for k < K, without the data-only constants."""
     g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc = fams[0]
     n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const = fams[1]
-    w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1 = fams[2]
+    w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_fill, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1 = fams[2]
     b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0 = fams[3]
     c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA = fams[4]
     p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1 = fams[5]
@@ -252,7 +258,7 @@ def log_marginals(K, fams, out):
     for k in range(K):
         out[k] = (_ga.logml(k, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
                   + _ng.logml(k, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
-                  + _nw.logml(k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
+                  + _nw.logml(k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_fill, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
                   + _bb.logml(k, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
                   + _ca.logml(k, c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA)
                   + _po.logml(k, p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1)
@@ -265,7 +271,7 @@ def cluster_nlp(i, K, fams, out):
     """-ln f(x_i | theta_k) for k < K with the current statistics (no removal)."""
     g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc = fams[0]
     n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const = fams[1]
-    w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1 = fams[2]
+    w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_fill, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1 = fams[2]
     b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0 = fams[3]
     c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA = fams[4]
     p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1 = fams[5]
@@ -274,7 +280,7 @@ def cluster_nlp(i, K, fams, out):
     for k in range(K):
         out[k] = (_ga.nlp(i, k, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
                      + _ng.nlp(i, k, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
-                     + _nw.nlp(i, k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
+                     + _nw.nlp(i, k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_fill, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
                      + _bb.nlp(i, k, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
                      + _ca.nlp(i, k, c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA)
                      + _po.nlp(i, k, p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1)
@@ -289,7 +295,7 @@ def score_rows(K, empty_slot, fams, nlp_out, d_new, pconst):
     data-only constants into ``pconst``. ``empty_slot`` must be a slot in the prior state."""
     g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc = fams[0]
     n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const = fams[1]
-    w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1 = fams[2]
+    w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_fill, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1 = fams[2]
     b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0 = fams[3]
     c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA = fams[4]
     p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1 = fams[5]
@@ -299,7 +305,7 @@ def score_rows(K, empty_slot, fams, nlp_out, d_new, pconst):
         for k in range(K):
             nlp_out[i, k] = (_ga.nlp(i, k, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
                               + _ng.nlp(i, k, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
-                              + _nw.nlp(i, k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
+                              + _nw.nlp(i, k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_fill, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
                               + _bb.nlp(i, k, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
                               + _ca.nlp(i, k, c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA)
                               + _po.nlp(i, k, p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1)
@@ -308,7 +314,7 @@ def score_rows(K, empty_slot, fams, nlp_out, d_new, pconst):
         k = empty_slot
         d_new[i] = (_ga.nlp(i, k, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
                     + _ng.nlp(i, k, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
-                    + _nw.nlp(i, k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
+                    + _nw.nlp(i, k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_fill, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
                     + _bb.nlp(i, k, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
                     + _ca.nlp(i, k, c_X, c_alpha0, c_off, c_A0, c_cnt, c_counts, c_la, c_lA)
                     + _po.nlp(i, k, p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1)

@@ -85,8 +85,9 @@ def map_dp(X, N0: float = 3.0, likelihood="normal_wishart", prior=None, *, order
     Parameters
     ----------
     X : array-like of shape (N, D) or DataFrame
-        NaN marks a missing value (allowed for per-column families and the spherical
-        Gaussian). Text columns of a DataFrame are categorical codes in order of the sorted labels.
+        NaN marks a missing value, left out of the row's likelihood (for a Normal-Wishart
+        block, the Student-t marginal of the observed entries; every family except
+        gaussian_known_cov). Text columns of a DataFrame are categorical codes in order of the sorted labels.
     N0 : float > 0, default 3.0
         Concentration (prior count) of the Dirichlet process: a larger N0 opens clusters more
         easily. 3 is the value of the PLOS Section 5 experiments.
@@ -202,6 +203,11 @@ class MAPDP(ClusterMixin, BaseEstimator):
         self.max_iter = max_iter
         self.random_state = random_state
         self.n_jobs = n_jobs
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # NaN marks a missing value, marginalised (PLOS Appendix F)
+        return tags
 
     def fit(self, X, y=None):
         from joblib import Parallel, delayed

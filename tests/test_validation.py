@@ -36,11 +36,18 @@ def test_infinite_value_in_normal_wishart_block():
         map_dp(X)
 
 
-def test_missing_value_in_normal_wishart_block_is_refused_with_advice():
+def test_infinite_value_in_normal_wishart_block_is_refused_with_advice():
+    X = X2.copy()
+    X[3, 0] = np.inf
+    with pytest.raises(ValueError, match="infinite.*NaN marks a missing value"):
+        map_dp(X, likelihood="normal_wishart")
+
+
+def test_missing_value_in_normal_wishart_block_is_marginalised():
     X = X2.copy()
     X[3, 0] = np.nan
-    with pytest.raises(ValueError, match="missing.*normal_gamma"):
-        map_dp(X, likelihood="normal_wishart")
+    states = list(map_dp(X, likelihood="normal_wishart"))
+    assert len(states[-1].labels) == len(X) and np.isfinite(states[-1].neg_log_joint)
 
 
 def test_infinite_value_in_normal_gamma_column():

@@ -18,6 +18,16 @@ Predictive (eq 20): multivariate Student-t, nu = a - D + 1, Lambda_t = c nu/(c+1
 Marginal likelihood: -nD/2 ln pi + lnG_D(a_n/2) - lnG_D(a0/2) + a0/2 ln|T0| - a_n/2 ln|T_n|
 + D/2 ln(c0/c_n).
 
+Missing values (ALGORITHMS.md "Missing values", PLOS Appendix F). The assignment is exact:
+a row with gaps is scored by the Student-t marginal of its observed entries (same nu, the
+sub-vector of m and the sub-matrix of the scale), and a row with no observed entry in the
+block contributes nothing. The cluster statistics are an approximation, since a partly
+observed row has no conjugate update: when the row joins a cluster its missing entries
+are set to their conditional mean E[x_mis | x_obs] under that cluster's predictive, and
+the completed row enters the statistics; the same values leave them when it moves
+(``fill``), so adding and removing stay exact inverses. ``logml`` (hence -ln p(X, z)) is
+that of the completed data.
+
 Empirical-Bayes default: m0 = column means; a0 = max(10, D + 3) (10 as in the authors'
 demo, raised with D so that E[Sigma] stays finite); B0 = diag(1/(w (a0 - D - 1) var_d)),
 so that a typical cluster covariance is E[Sigma] = T0/(a0 - D - 1) = w diag(var) with
@@ -38,8 +48,11 @@ from numba import njit
 from ._common import LOG_PI, WITHIN_FRACTION, observed_columns
 
 NAME = "normal_wishart"
-# fam = (X, m0, c0, a0, L0, work, | cnt, mean, chol, half_exp, coef, const, const_without_one)
-N_FIXED = 6
+# fam = (X, m0, c0, a0, L0, work, fill, | cnt, mean, chol, half_exp, coef, const, const_without_one)
+# X keeps NaN where a value is missing; fill is X with each missing entry replaced by the
+# value the row was given when it last joined a cluster (see "Missing values" above);
+# work is scratch: rows 0-2 vectors, 3..D+2 a DxD factor, D+3..2D+2 another, 2D+3 indices.
+N_FIXED = 7
 
 
 @njit(cache=True, inline="always")
@@ -89,7 +102,7 @@ def _student_nlp(X, i, m, L, hexp, coef, const, y):
 
 
 @njit(cache=True, inline="always")
-def _refresh(k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const, const1):
+def _refresh(k, X, m0, c0, a0, L0, work, fill, cnt, mean, chol, hexp, coef, const, const1):
     hexp[k], coef[k], const[k] = _student_constants(cnt[k], chol[k], c0, a0)
     n = cnt[k]
     if n >= 2.0:
@@ -106,7 +119,7 @@ def _refresh(k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const, con
 
 
 @njit(cache=True, inline="always")
-def reset(k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const, const1):
+def reset(k, X, m0, c0, a0, L0, work, fill, cnt, mean, chol, hexp, coef, const, const1):
     D = X.shape[1]
     if D == 0:
         return
@@ -115,14 +128,15 @@ def reset(k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const, const1
         mean[k, a] = m0[a]
         for b in range(D):
             chol[k, a, b] = L0[a, b]
-    _refresh(k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const, const1)
+    _refresh(k, X, m0, c0, a0, L0, work, fill, cnt, mean, chol, hexp, coef, const, const1)
 
 
 @njit(cache=True, inline="always")
 def _removed(i, k, X, c0, cnt, mean, chol, v, m_out, L_out):
     """Mean and Cholesky factor of cluster k without row i, written to m_out and L_out.
 
-    T loses c/(c-1) (x - m)(x - m)^T with c = c0 + n and m the current mean."""
+    T loses c/(c-1) (x - m)(x - m)^T with c = c0 + n and m the current mean. ``X`` is the
+    family's ``fill`` array: the values the row entered the statistics with."""
     D = X.shape[1]
     c = c0 + cnt[k]
     scale = math.sqrt(c / (c - 1.0))
@@ -136,50 +150,159 @@ def _removed(i, k, X, c0, cnt, mean, chol, v, m_out, L_out):
 
 
 @njit(cache=True, inline="always")
-def move(i, k, sign, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const, const1):
+def _observed_chol(X, i, L, work):
+    """Cholesky factor of T_oo, the observed rows and columns of T = L L^T, for row i.
+
+    Writes the factor to work[D+3:2D+3] (p x p top-left) and the observed column indices
+    to work[2D+3]; returns p, the number of observed entries. O(p^2 D + p^3), only for
+    rows with gaps."""
+    D = X.shape[1]
+    idx = work[2 * D + 3]
+    S = work[D + 3:2 * D + 3]
+    p = 0
+    for a in range(D):
+        if X[i, a] == X[i, a]:
+            idx[p] = a
+            p += 1
+    for r in range(p):
+        a = int(idx[r])
+        for s in range(r + 1):
+            b = int(idx[s])
+            t = 0.0
+            for j in range(min(a, b) + 1):
+                t += L[a, j] * L[b, j]
+            for j in range(s):
+                t -= S[r, j] * S[s, j]
+            if r == s:
+                S[r, r] = math.sqrt(t if t > 1e-300 else 1e-300)
+            else:
+                S[r, s] = t / S[s, s]
+    return p
+
+
+@njit(cache=True, inline="always")
+def _marginal_nlp(X, i, m, L, n, c0, a0, work):
+    """-ln f(x_o) for the observed entries x_o of row i: the eq 20 Student-t of a cluster
+    of n points with location m and T = L L^T, marginalised over the missing entries.
+
+    A sub-vector of a multivariate Student-t is Student-t with the same degrees of freedom
+    nu, the sub-vector of the location and the sub-matrix of the scale (ALGORITHMS.md,
+    "Missing values"), so with p observed entries this is eq 20 with D -> p, T -> T_oo."""
+    D = X.shape[1]
+    p = _observed_chol(X, i, L, work)
+    if p == 0:
+        return 0.0
+    idx = work[2 * D + 3]
+    S = work[D + 3:2 * D + 3]
+    y = work[1]
+    q = 0.0
+    logdet_half = 0.0
+    for r in range(p):
+        s = X[i, int(idx[r])] - m[int(idx[r])]
+        for b in range(r):
+            s -= S[r, b] * y[b]
+        y[r] = s / S[r, r]
+        q += y[r] * y[r]
+        logdet_half += math.log(S[r, r])
+    c = c0 + n
+    nu = a0 + n - D + 1.0
+    return (0.5 * (nu + p) * math.log1p(c / (c + 1.0) * q) + math.lgamma(0.5 * nu) - math.lgamma(0.5 * (nu + p))
+            + 0.5 * p * (LOG_PI + math.log((c + 1.0) / c)) + logdet_half)
+
+
+@njit(cache=True, inline="always")
+def _fill_missing(X, i, fill, m, L, work):
+    """fill[i, a] = E[x_a | x_o] for every missing a, under the Student-t of location m and
+    scale proportional to T = L L^T: m_mis + T_mo T_oo^-1 (x_o - m_o) (PLOS Appendix F's
+    imputation, here for the statistics only)."""
+    D = X.shape[1]
+    p = _observed_chol(X, i, L, work)
+    idx = work[2 * D + 3]
+    S = work[D + 3:2 * D + 3]
+    y = work[1]
+    for r in range(p):  # y = T_oo^-1 (x_o - m_o): forward, then back substitution
+        s = X[i, int(idx[r])] - m[int(idx[r])]
+        for b in range(r):
+            s -= S[r, b] * y[b]
+        y[r] = s / S[r, r]
+    for r in range(p - 1, -1, -1):
+        s = y[r]
+        for b in range(r + 1, p):
+            s -= S[b, r] * y[b]
+        y[r] = s / S[r, r]
+    for a in range(D):
+        if X[i, a] != X[i, a]:
+            v = m[a]
+            for r in range(p):
+                b = int(idx[r])
+                t = 0.0
+                for j in range(min(a, b) + 1):
+                    t += L[a, j] * L[b, j]
+                v += t * y[r]
+            fill[i, a] = v
+
+
+@njit(cache=True, inline="always")
+def _has_gap(X, i):
+    for a in range(X.shape[1]):
+        if X[i, a] != X[i, a]:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def move(i, k, sign, X, m0, c0, a0, L0, work, fill, cnt, mean, chol, hexp, coef, const, const1):
     D = X.shape[1]
     if D == 0:
         return
     if sign > 0:
+        if _has_gap(X, i):
+            _fill_missing(X, i, fill, mean[k], chol[k], work)
         c = c0 + cnt[k]
         v = work[0]
         scale = math.sqrt(c / (c + 1.0))
         for d in range(D):
-            u = X[i, d] - mean[k, d]
+            u = fill[i, d] - mean[k, d]
             v[d] = scale * u
             mean[k, d] += u / (c + 1.0)
         _chol_rank1(chol[k], v, 1.0)
         cnt[k] += 1.0
     elif cnt[k] <= 1.0:
-        reset(k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const, const1)
+        reset(k, X, m0, c0, a0, L0, work, fill, cnt, mean, chol, hexp, coef, const, const1)
         return
     else:
-        _removed(i, k, X, c0, cnt, mean, chol, work[0], mean[k], chol[k])
+        _removed(i, k, fill, c0, cnt, mean, chol, work[0], mean[k], chol[k])
         cnt[k] -= 1.0
-    _refresh(k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const, const1)
+    _refresh(k, X, m0, c0, a0, L0, work, fill, cnt, mean, chol, hexp, coef, const, const1)
 
 
 @njit(cache=True, inline="always")
-def nlp(i, k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const, const1):
+def nlp(i, k, X, m0, c0, a0, L0, work, fill, cnt, mean, chol, hexp, coef, const, const1):
     if X.shape[1] == 0:
         return 0.0
-    return _student_nlp(X, i, mean[k], chol[k], hexp[k], coef[k], const[k], work[1])
+    out = _student_nlp(X, i, mean[k], chol[k], hexp[k], coef[k], const[k], work[1])
+    if out != out:  # NaN: the row has a gap; one comparison keeps complete rows fast
+        return _marginal_nlp(X, i, mean[k], chol[k], cnt[k], c0, a0, work)
+    return out
 
 
 @njit(cache=True, inline="always")
-def nlp_loo(i, k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const, const1):
+def nlp_loo(i, k, X, m0, c0, a0, L0, work, fill, cnt, mean, chol, hexp, coef, const, const1):
     """nlp of row i under cluster k with row i left out, in scratch space (O(D^2))."""
     D = X.shape[1]
     if D == 0:
         return 0.0
     if cnt[k] <= 1.0:
+        if _has_gap(X, i):
+            return _marginal_nlp(X, i, m0, L0, 0.0, c0, a0, work)
         h, cf, cs = _student_constants(0.0, L0, c0, a0)
         return _student_nlp(X, i, m0, L0, h, cf, cs, work[1])
     # Fast path. With T' = T - a u u^T, u = x - m, a = c/(c-1) and z = L^-1 u, q = |z|^2:
     # |T'| = |T| (1 - a q) (matrix determinant lemma), x - m' = a u, and by
     # Sherman-Morrison c'/(c'+1) (x - m')^T T'^-1 (x - m') = a q / (1 - a q). One forward
     # solve, as for any other cluster. When the point dominates its cluster (a q >= 1/2)
-    # 1 - a q loses digits, so we downdate a copy of L instead.
+    # 1 - a q loses digits, so we downdate a copy of L instead; a row with gaps (q is NaN)
+    # is downdated with the values it entered with and scored on its observed entries.
     c = c0 + cnt[k]
     a = c / (c - 1.0)
     y = work[1]
@@ -195,8 +318,10 @@ def nlp_loo(i, k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const, c
         nu1 = a0 + cnt[k] - D
         return 0.5 * (nu1 + D) * math.log1p(aq / (1.0 - aq)) + const1[k] + 0.5 * math.log1p(-aq)
     m_tmp = work[2]
-    L_tmp = work[3:]
-    _removed(i, k, X, c0, cnt, mean, chol, work[0], m_tmp, L_tmp)
+    L_tmp = work[3:3 + D]
+    _removed(i, k, fill, c0, cnt, mean, chol, work[0], m_tmp, L_tmp)
+    if aq != aq:
+        return _marginal_nlp(X, i, m_tmp, L_tmp, cnt[k] - 1.0, c0, a0, work)
     h, cf, cs = _student_constants(cnt[k] - 1.0, L_tmp, c0, a0)
     return _student_nlp(X, i, m_tmp, L_tmp, h, cf, cs, work[1])
 
@@ -210,7 +335,7 @@ def _log_multigamma_half(a, D):
 
 
 @njit(cache=True, inline="always")
-def logml(k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const, const1):
+def logml(k, X, m0, c0, a0, L0, work, fill, cnt, mean, chol, hexp, coef, const, const1):
     D = X.shape[1]
     n = cnt[k]
     if D == 0 or n <= 0.0:
@@ -226,12 +351,11 @@ def logml(k, X, m0, c0, a0, L0, work, cnt, mean, chol, hexp, coef, const, const1
 
 
 def check_data(X: np.ndarray, names, family: str = NAME) -> None:
-    bad = [names[j] for j in range(X.shape[1]) if not np.all(np.isfinite(X[:, j]))]
+    bad = [names[j] for j in range(X.shape[1]) if np.any(np.isinf(X[:, j]))]
     if bad:
         raise ValueError(
-            f"column(s) {bad} contain missing or infinite values; the {NAME} block needs "
-            "complete finite rows. Use 'normal_gamma' per column for data with gaps, or "
-            "drop/impute those rows."
+            f"column(s) {bad} contain infinite values; the {NAME} block needs finite numbers "
+            "(NaN marks a missing value, which is allowed). Replace the infinities or mark them missing."
         )
 
 
@@ -280,15 +404,16 @@ def resolve_prior(user: dict, X: np.ndarray, names, family: str = NAME) -> dict:
 def build(X: np.ndarray, prior: dict, cap: int):
     D = X.shape[1]
     L0 = np.linalg.cholesky(np.linalg.inv(prior["B0"])) if D else np.zeros((0, 0))
-    return (np.ascontiguousarray(X), np.ascontiguousarray(prior["m0"]), prior["c0"], prior["a0"],
-            np.ascontiguousarray(L0), np.zeros((D + 3, D)),
+    X = np.ascontiguousarray(X)
+    return (X, np.ascontiguousarray(prior["m0"]), prior["c0"], prior["a0"],
+            np.ascontiguousarray(L0), np.zeros((2 * D + 4, D)), X.copy(),
             np.zeros(cap), np.zeros((cap, D)), np.zeros((cap, D, D)), np.zeros(cap), np.zeros(cap), np.zeros(cap),
             np.zeros(cap))
 
 
 def empty(N: int, cap: int):
     """An unused block: zero columns, so the kernel's loops over it do nothing."""
-    return (np.zeros((N, 0)), np.zeros(0), 1.0, 1.0, np.zeros((0, 0)), np.zeros((3, 0)),
+    return (np.zeros((N, 0)), np.zeros(0), 1.0, 1.0, np.zeros((0, 0)), np.zeros((4, 0)), np.zeros((N, 0)),
             np.zeros(cap), np.zeros((cap, 0)), np.zeros((cap, 0, 0)), np.zeros(cap), np.zeros(cap), np.zeros(cap),
             np.zeros(cap))
 
@@ -296,7 +421,7 @@ def empty(N: int, cap: int):
 def summary(fam, K: int):
     """Posterior mean m_k and the posterior mean covariance E[Sigma] = T_k/(a_k - D - 1)."""
     X, m0, c0, a0, L0 = fam[:5]
-    cnt, mean, chol = fam[6][:K], fam[7][:K], fam[8][:K]
+    cnt, mean, chol = fam[7][:K], fam[8][:K], fam[9][:K]
     D = X.shape[1]
     T = np.einsum("kab,kcb->kac", chol, chol)
     dof = a0 + cnt - D - 1.0

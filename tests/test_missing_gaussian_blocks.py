@@ -1,0 +1,169 @@
+"""Missing values in a Normal-Wishart block: the observed entries' Student-t marginal (exact,
+against scipy), the completed-row statistics (add/remove exact inverses), and the clustering
+of a well-separated mixture with 20 % of its entries removed."""
+import numpy as np
+import pytest
+from scipy import stats
+
+import mapdp_core as m
+from engine_probe import engine_neg_log_predictive
+from mapdp_core._model import ModelData
+from mapdp_core.families import normal_wishart as nw
+from mapdp_core.spec import parse
+
+
+def nw_posterior(data, m0, c0, a0, B0):
+    n = len(data)
+    if n == 0:
+        return m0, c0, a0, B0
+    xbar = data.mean(0)
+    S = (data - xbar).T @ (data - xbar)
+    c = c0 + n
+    return ((c0 * m0 + n * xbar) / c, c, a0 + n,
+            np.linalg.inv(np.linalg.inv(B0) + S + c0 * n / c * np.outer(xbar - m0, xbar - m0)))
+
+
+def marginal_t(x, m, c, a, B):
+    """-ln of the eq 20 Student-t's marginal on the observed entries of x (scipy)."""
+    D = len(m)
+    nu = a - D + 1
+    shape = np.linalg.inv(c * nu / (c + 1) * B)
+    o = ~np.isnan(x)
+    if not o.any():
+        return 0.0
+    return -stats.multivariate_t(loc=m[o], shape=shape[np.ix_(o, o)], df=nu).logpdf(x[o])
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 40])
+@pytest.mark.parametrize("D", [2, 4])
+def test_partial_row_scores_the_observed_marginal(rng, n, D):
+    A = rng.normal(size=(D, D))
+    prior = {"m0": rng.normal(size=D), "c0": 0.7, "a0": D + 1.5, "B0": np.linalg.inv(A @ A.T + D * np.eye(D))}
+    data = rng.normal(size=(n, D)) * 2 + 1
+    for trial in range(4):
+        x = rng.normal(size=D) * 3
+        x[rng.permutation(D)[: 1 + trial % (D - 1)]] = np.nan  # 1..D-1 entries missing
+        expected = marginal_t(x, *nw_posterior(data, **prior))
+        got = engine_neg_log_predictive("normal_wishart", x, data, prior)
+        assert got == pytest.approx(expected, rel=1e-10, abs=1e-10)
+    assert engine_neg_log_predictive("normal_wishart", np.full(D, np.nan), data, prior) == 0.0
+
+
+def _model(X, labels, prior):
+    model = ModelData(parse(X, "normal_wishart", prior))
+    model.start(np.asarray(labels, dtype=np.int64))
+    return model, model.fams[2]
+
+
+def test_a_gappy_row_enters_with_its_conditional_mean_and_leaves_exactly(rng):
+    D = 3
+    prior = {"m0": np.zeros(D), "c0": 0.5, "a0": 6.0, "B0": np.eye(D) * 0.5}
+    X = rng.normal(size=(30, D))
+    X[7, 1] = np.nan
+    X[11, [0, 2]] = np.nan
+    labels = np.zeros(30, dtype=np.int64)
+    model, fam = _model(X, labels, prior)
+    fill = fam[6]
+    assert np.array_equal(fill[~np.isnan(X)], X[~np.isnan(X)])
+    assert np.isfinite(fill).all()
+    # removing a row subtracts exactly the values it was added with; re-adding it imputes
+    # them again under the same statistics, so the same values come back
+    for i in (7, 11, 3):
+        nw.move(i, 0, -1, *fam)
+        without = [a.copy() for a in fam[7:]]
+        nw.move(i, 0, 1, *fam)
+        with_row = [a.copy() for a in fam[7:]]
+        nw.move(i, 0, -1, *fam)
+        for a, b in zip(fam[7:], without):
+            np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+        nw.move(i, 0, 1, *fam)
+        for a, b in zip(fam[7:], with_row):
+            np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    # row 7 was filled with the conditional mean under the cluster without it
+    nw.move(7, 0, -1, *fam)
+    k_mean, chol, cnt = fam[8][0].copy(), fam[9][0].copy(), fam[7][0]
+    T = chol @ chol.T
+    o, mis = [0, 2], [1]
+    expected = k_mean[mis] + T[np.ix_(mis, o)] @ np.linalg.solve(T[np.ix_(o, o)], X[7, o] - k_mean[o])
+    nw.move(7, 0, 1, *fam)
+    np.testing.assert_allclose(fill[7, mis], expected, rtol=1e-10)
+    assert cnt == 29.0
+
+
+def test_leave_one_out_of_a_gappy_row_is_the_others_marginal(rng):
+    D = 3
+    prior = {"m0": np.zeros(D), "c0": 0.5, "a0": 6.0, "B0": np.eye(D) * 0.5}
+    X = rng.normal(size=(12, D))
+    X[4, 2] = np.nan
+    model, fam = _model(X, np.zeros(12, dtype=np.int64), prior)
+    others = np.delete(X, 4, axis=0)
+    expected = marginal_t(X[4], *nw_posterior(others, **prior))
+    assert nw.nlp_loo(4, 0, *fam) == pytest.approx(expected, rel=1e-10)
+    # a complete row's leave-one-out: the others' statistics include row 4's filled values
+    completed = fam[6]
+    expected = -stats.multivariate_t(*(lambda m_, c, a, B: (m_, np.linalg.inv(c * (a - D + 1) / (c + 1) * B),
+                                                             a - D + 1))(*nw_posterior(np.delete(completed, 0, axis=0), **prior))
+                                     ).logpdf(X[0])
+    assert nw.nlp_loo(0, 0, *fam) == pytest.approx(expected, rel=1e-9)
+
+
+@pytest.fixture(scope="module")
+def separated():
+    rng = np.random.default_rng(0)
+    centres = np.array([[0.0, 0.0, 0.0], [4.0, 4.0, 4.0], [-4.0, 4.0, -4.0]])
+    X = np.vstack([rng.normal(c, 0.7, (200, 3)) for c in centres])
+    gappy = X.copy()
+    gappy[rng.random(X.shape) < 0.2] = np.nan
+    return X, gappy
+
+
+def test_twenty_percent_missing_keeps_the_clustering(separated):
+    X, gappy = separated
+    full = m.MAPDP(n_init=3, random_state=0).fit(X)
+    gap = m.MAPDP(n_init=3, random_state=0).fit(gappy)
+    nmi = m.clustering_scores(full.labels_, gap.labels_)["nmi"]
+    print(f"\nNormal-Wishart block, 600 rows, 20 % of entries missing: K {full.n_clusters_} -> {gap.n_clusters_}, "
+          f"NMI(complete, gappy) = {nmi:.3f}")
+    assert full.n_clusters_ == gap.n_clusters_ == 3 and nmi >= 0.9
+    assert len(gap.labels_) == len(gappy)
+
+
+def test_prediction_of_gappy_rows_is_the_mixture_of_marginals(separated):
+    _, gappy = separated
+    model = m.MAPDP(n_init=2, random_state=1).fit(gappy)
+    fam = model._fitted_model().fams[2]
+    prior = model.prior_[0]
+    K, N = model.n_clusters_, len(gappy)
+    rows = np.array([[0.1, np.nan, -0.2], [np.nan, np.nan, 4.0], [np.nan, np.nan, np.nan], [4.0, 4.1, 3.9]])
+    logw = []
+    for k in range(K):
+        n = fam[7][k]
+        T = fam[9][k] @ fam[9][k].T
+        c, a = prior["c0"] + n, prior["a0"] + n
+        logw.append([np.log(n) - marginal_t(r, fam[8][k], c, a, np.linalg.inv(T)) for r in rows])
+    B0 = prior["B0"]
+    logw.append([np.log(model.N0) - marginal_t(r, prior["m0"], prior["c0"], prior["a0"], B0) for r in rows])
+    logw = np.array(logw).T
+    expected = np.logaddexp.reduce(logw, axis=1) - np.log(model.N0 + N)
+    np.testing.assert_allclose(model.score_samples(rows), expected, rtol=1e-9)
+    proba = model.predict_proba(rows)
+    np.testing.assert_allclose(proba, np.exp(logw - np.logaddexp.reduce(logw, axis=1)[:, None]), rtol=1e-9)
+    # a row with nothing observed is placed by the cluster sizes (and N0) alone
+    sizes = np.append(model.cluster_sizes_, model.N0)
+    np.testing.assert_allclose(proba[2], sizes / sizes.sum(), rtol=1e-9)
+
+
+def test_infinite_values_are_refused_with_a_message():
+    X = np.random.default_rng(0).normal(size=(10, 2))
+    X[3, 1] = np.inf
+    with pytest.raises(ValueError, match="infinite"):
+        m.MAPDP().fit(X)
+
+
+def test_gibbs_and_imputation_run_on_gappy_blocks(separated):
+    _, gappy = separated
+    g = m.CollapsedGibbs(n_sweeps=20, random_state=0).fit(gappy[:150])
+    assert len(g.labels_) == 150
+    model = m.MAPDP(n_init=2, random_state=0).fit(gappy)
+    filled, was_missing = model.impute()
+    assert np.isfinite(filled.to_numpy()).all() and was_missing.to_numpy().sum() == np.isnan(gappy).sum()
