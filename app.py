@@ -21,6 +21,9 @@ PAGES = [
     st.Page("pages/predict.py", title="Predict", icon=":material/person_search:"),
 ]
 page = st.navigation(PAGES)
-common.data_badge()
+badge = st.sidebar.empty()
 st.sidebar.caption("Uploaded data stay in this browser session only: nothing is written to disk or shared.")
-page.run()
+try:
+    page.run()
+finally:  # after the page, so that data loaded by it are named (also when the page stops early)
+    common.data_badge(badge)
