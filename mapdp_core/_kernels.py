@@ -35,7 +35,7 @@ from .families import poisson as _po
 @njit(cache=True, _nrt=False)
 def reset_slots(lo, hi, cnt, logcnt, fams):
     """Put cluster slots lo..hi-1 in the prior state (no points)."""
-    g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc = fams[0]
+    g_X, g_mu0, g_tau2, g_s2, g_raw, g_tox, g_toy, g_work, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc = fams[0]
     n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const = fams[1]
     w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_fill, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1 = fams[2]
     b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0 = fams[3]
@@ -46,7 +46,7 @@ def reset_slots(lo, hi, cnt, logcnt, fams):
     for k in range(lo, hi):
         cnt[k] = 0.0
         logcnt[k] = -np.inf
-        _ga.reset(k, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
+        _ga.reset(k, g_X, g_mu0, g_tau2, g_s2, g_raw, g_tox, g_toy, g_work, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
         _ng.reset(k, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
         _nw.reset(k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_fill, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
         _bb.reset(k, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
@@ -60,7 +60,7 @@ def reset_slots(lo, hi, cnt, logcnt, fams):
 def add_all(order, labels, cnt, logcnt, fams):
     """Put every row into the statistics of its cluster (from an all-empty state), in the
     visiting order, so that a run depends only on the sequence of rows it visits."""
-    g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc = fams[0]
+    g_X, g_mu0, g_tau2, g_s2, g_raw, g_tox, g_toy, g_work, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc = fams[0]
     n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const = fams[1]
     w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_fill, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1 = fams[2]
     b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0 = fams[3]
@@ -72,7 +72,7 @@ def add_all(order, labels, cnt, logcnt, fams):
         i = order[t]
         k = labels[i]
         sign = 1
-        _ga.move(i, k, sign, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
+        _ga.move(i, k, sign, g_X, g_mu0, g_tau2, g_s2, g_raw, g_tox, g_toy, g_work, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
         _ng.move(i, k, sign, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
         _nw.move(i, k, sign, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_fill, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
         _bb.move(i, k, sign, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
@@ -89,7 +89,7 @@ def add_all(order, labels, cnt, logcnt, fams):
 def point_terms(empty_slot, d_new, pconst, fams):
     """Per row: -ln f(x_i | theta0) (the new-cluster term, fixed for the whole run) and the
     data-only constants that every cluster's -ln f shares (ln x!, binomial coefficients)."""
-    g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc = fams[0]
+    g_X, g_mu0, g_tau2, g_s2, g_raw, g_tox, g_toy, g_work, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc = fams[0]
     n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const = fams[1]
     w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_fill, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1 = fams[2]
     b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0 = fams[3]
@@ -99,7 +99,7 @@ def point_terms(empty_slot, d_new, pconst, fams):
     q_X, q_a0, q_b0, q_cnt, q_total, q_lc, q_beta, q_apb = fams[7]
     k = empty_slot
     for i in range(d_new.shape[0]):
-        d_new[i] = (_ga.nlp(i, k, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
+        d_new[i] = (_ga.nlp(i, k, g_X, g_mu0, g_tau2, g_s2, g_raw, g_tox, g_toy, g_work, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
                      + _ng.nlp(i, k, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
                      + _nw.nlp(i, k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_fill, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
                      + _bb.nlp(i, k, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
@@ -125,7 +125,7 @@ def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logc
     arrays are full: grow them and call again from ``stop``. ``score_sum`` adds up the
     chosen score (plus data-only constants) of each visited row.
     """
-    g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc = fams[0]
+    g_X, g_mu0, g_tau2, g_s2, g_raw, g_tox, g_toy, g_work, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc = fams[0]
     n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const = fams[1]
     w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_fill, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1 = fams[2]
     b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0 = fams[3]
@@ -160,7 +160,7 @@ def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logc
             # statistics change only when the point moves; scored first, so that clusters
             # which cannot beat it can be skipped
             log_nk = 0.0 if (first_sweep and k_old == 0) else math.log(n_without)
-            best = (_ga.nlp_loo(i, k_old, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
+            best = (_ga.nlp_loo(i, k_old, g_X, g_mu0, g_tau2, g_s2, g_raw, g_tox, g_toy, g_work, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
                  + _ng.nlp_loo(i, k_old, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
                  + _nw.nlp_loo(i, k_old, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_fill, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
                  + _bb.nlp_loo(i, k_old, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
@@ -179,7 +179,7 @@ def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logc
             log_nk = 0.0 if (first_sweep and k == 0) else logcnt[k]
             if prune and w_const[k] - log_nk > best:
                 continue  # the Student-t's value at its mode already loses (log1p(.) >= 0)
-            s = (_ga.nlp(i, k, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
+            s = (_ga.nlp(i, k, g_X, g_mu0, g_tau2, g_s2, g_raw, g_tox, g_toy, g_work, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
                  + _ng.nlp(i, k, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
                  + _nw.nlp(i, k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_fill, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
                  + _bb.nlp(i, k, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
@@ -216,7 +216,7 @@ def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logc
         n_changed += 1
         k = k_old
         sign = -1
-        _ga.move(i, k, sign, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
+        _ga.move(i, k, sign, g_X, g_mu0, g_tau2, g_s2, g_raw, g_tox, g_toy, g_work, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
         _ng.move(i, k, sign, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
         _nw.move(i, k, sign, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_fill, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
         _bb.move(i, k, sign, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
@@ -231,7 +231,7 @@ def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logc
         labels[i] = best_k
         k = best_k
         sign = 1
-        _ga.move(i, k, sign, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
+        _ga.move(i, k, sign, g_X, g_mu0, g_tau2, g_s2, g_raw, g_tox, g_toy, g_work, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
         _ng.move(i, k, sign, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
         _nw.move(i, k, sign, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_fill, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
         _bb.move(i, k, sign, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
@@ -247,7 +247,7 @@ def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logc
 @njit(cache=True, _nrt=False)
 def log_marginals(K, fams, out):
     """ln p(X_k | theta0) for k < K, without the data-only constants."""
-    g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc = fams[0]
+    g_X, g_mu0, g_tau2, g_s2, g_raw, g_tox, g_toy, g_work, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc = fams[0]
     n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const = fams[1]
     w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_fill, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1 = fams[2]
     b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0 = fams[3]
@@ -256,7 +256,7 @@ def log_marginals(K, fams, out):
     e_X, e_a0, e_b0, e_cnt, e_total, e_alpha, e_beta, e_lc = fams[6]
     q_X, q_a0, q_b0, q_cnt, q_total, q_lc, q_beta, q_apb = fams[7]
     for k in range(K):
-        out[k] = (_ga.logml(k, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
+        out[k] = (_ga.logml(k, g_X, g_mu0, g_tau2, g_s2, g_raw, g_tox, g_toy, g_work, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
                   + _ng.logml(k, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
                   + _nw.logml(k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_fill, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
                   + _bb.logml(k, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
@@ -269,7 +269,7 @@ def log_marginals(K, fams, out):
 @njit(cache=True, _nrt=False)
 def cluster_nlp(i, K, fams, out):
     """-ln f(x_i | theta_k) for k < K with the current statistics (no removal)."""
-    g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc = fams[0]
+    g_X, g_mu0, g_tau2, g_s2, g_raw, g_tox, g_toy, g_work, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc = fams[0]
     n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const = fams[1]
     w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_fill, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1 = fams[2]
     b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0 = fams[3]
@@ -278,7 +278,7 @@ def cluster_nlp(i, K, fams, out):
     e_X, e_a0, e_b0, e_cnt, e_total, e_alpha, e_beta, e_lc = fams[6]
     q_X, q_a0, q_b0, q_cnt, q_total, q_lc, q_beta, q_apb = fams[7]
     for k in range(K):
-        out[k] = (_ga.nlp(i, k, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
+        out[k] = (_ga.nlp(i, k, g_X, g_mu0, g_tau2, g_s2, g_raw, g_tox, g_toy, g_work, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
                      + _ng.nlp(i, k, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
                      + _nw.nlp(i, k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_fill, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
                      + _bb.nlp(i, k, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
@@ -293,7 +293,7 @@ def score_rows(K, empty_slot, fams, nlp_out, d_new, pconst):
     """For every row of the data in ``fams`` (new rows, fitted statistics): -ln f(x | theta_k)
     for k < K into ``nlp_out`` (rows x K), the prior predictive into ``d_new`` and the
     data-only constants into ``pconst``. ``empty_slot`` must be a slot in the prior state."""
-    g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc = fams[0]
+    g_X, g_mu0, g_tau2, g_s2, g_raw, g_tox, g_toy, g_work, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc = fams[0]
     n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const = fams[1]
     w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_fill, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1 = fams[2]
     b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0 = fams[3]
@@ -303,7 +303,7 @@ def score_rows(K, empty_slot, fams, nlp_out, d_new, pconst):
     q_X, q_a0, q_b0, q_cnt, q_total, q_lc, q_beta, q_apb = fams[7]
     for i in range(d_new.shape[0]):
         for k in range(K):
-            nlp_out[i, k] = (_ga.nlp(i, k, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
+            nlp_out[i, k] = (_ga.nlp(i, k, g_X, g_mu0, g_tau2, g_s2, g_raw, g_tox, g_toy, g_work, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
                               + _ng.nlp(i, k, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
                               + _nw.nlp(i, k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_fill, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
                               + _bb.nlp(i, k, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
@@ -312,7 +312,7 @@ def score_rows(K, empty_slot, fams, nlp_out, d_new, pconst):
                               + _ex.nlp(i, k, e_X, e_a0, e_b0, e_cnt, e_total, e_alpha, e_beta, e_lc)
                               + _ge.nlp(i, k, q_X, q_a0, q_b0, q_cnt, q_total, q_lc, q_beta, q_apb))
         k = empty_slot
-        d_new[i] = (_ga.nlp(i, k, g_X, g_mu0, g_tau2, g_s2, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
+        d_new[i] = (_ga.nlp(i, k, g_X, g_mu0, g_tau2, g_s2, g_raw, g_tox, g_toy, g_work, g_cnt, g_mean, g_m2, g_pm, g_pv, g_pc)
                     + _ng.nlp(i, k, n_X, n_m0, n_c0, n_a0, n_b0, n_cnt, n_mean, n_m2, n_loc, n_ivs, n_hexp, n_const)
                     + _nw.nlp(i, k, w_X, w_m0, w_c0, w_a0, w_L0, w_work, w_fill, w_cnt, w_mean, w_chol, w_hexp, w_coef, w_const, w_const1)
                     + _bb.nlp(i, k, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)

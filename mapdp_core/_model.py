@@ -44,17 +44,12 @@ class ModelData:
             return np.ascontiguousarray(X[:, c]) if c else np.zeros((N, 0))
 
         # Gaussian, known (co)variance: per block, to independent coordinates.
-        ys, mu0, tau2, s2, self.transforms, log_jac = [], [], [], [], [], 0.0
-        for b in by_slot[0]:
-            t = gaussian_known.Transform(b.prior, b.family)
-            ys.append(X[:, b.columns] @ t.to_y.T)
-            mu0.append(t.mu0), tau2.append(t.tau2), s2.append(t.s2)
-            self.transforms.append(t)
-            log_jac += t.log_jacobian
-        Dg = sum(len(b.columns) for b in by_slot[0])
-        ga = ((np.ascontiguousarray(np.hstack(ys)) if ys else np.zeros((N, 0))),
-              np.concatenate(mu0) if mu0 else np.zeros(0), np.concatenate(tau2) if tau2 else np.zeros(0),
-              np.concatenate(s2) if s2 else np.zeros(0)) + tuple(np.zeros((cap, Dg)) for _ in range(6))
+        self.transforms = [gaussian_known.Transform(b.prior, b.family) for b in by_slot[0]]
+        ga, jacobian = self._gaussian_known_rows(X)
+        mu0, tau2, s2 = (np.concatenate([getattr(t, a) for t in self.transforms]) if self.transforms
+                         else np.zeros(0) for a in ("mu0", "tau2", "s2"))
+        Dg = ga[0].shape[1]
+        ga = (ga[0], mu0, tau2, s2) + ga[1:] + tuple(np.zeros((cap, Dg)) for _ in range(6))
 
         def vec_prior(slot, keys):
             return {k: _concat_vectors([b.prior for b in by_slot[slot]], k) for k in keys}
@@ -77,8 +72,17 @@ class ModelData:
         self.d_new = np.empty(N)
         self.pconst = np.empty(N)
         _kernels.point_terms(1, self.d_new, self.pconst, self.fams)
-        self.pconst += log_jac
+        self.pconst += jacobian
         self.pconst_total = float(self.pconst.sum())
+
+    def _gaussian_known_rows(self, X):
+        """(Y, raw, tox, toy, work) of the known-(co)variance slot for rows X, and per row
+        the Jacobian ln|det V| (its data-only constant) for rows scored in whitened
+        coordinates; a row scored in data units has it inside its density already."""
+        parts = [(X[:, b.columns], t, b.family) for b, t in zip(self.by_slot[0], self.transforms)]
+        arrays, in_data_units = gaussian_known.kernel_rows(parts, X.shape[0])
+        log_jac = sum(t.log_jacobian for t in self.transforms)
+        return arrays, np.where(in_data_units, 0.0, log_jac)
 
     @property
     def capacity(self) -> int:
@@ -128,22 +132,19 @@ class ModelData:
         data-only constants, from the fitted statistics (PLOS Appendix E)."""
         if self.capacity <= K:  # a slot in the prior state scores the "new cluster" option
             self.grow(K)
-        per_slot = {s: [] for s in range(8)}
-        for block in self.parsed.blocks:
-            per_slot[_SLOT_OF[block.family]].append(block)
         new_x = []
-        for slot, blocks in per_slot.items():
-            if slot == 0:
-                parts = [M[:, b.columns] @ t.to_y.T for b, t in zip(blocks, self.transforms)]
-            else:
-                parts = [M[:, b.columns] for b in blocks]
+        for slot, blocks in self.by_slot.items():
+            parts = [M[:, b.columns] for b in blocks]
             width = self.fams[slot][0].shape[1]
             new_x.append(np.ascontiguousarray(np.hstack(parts)) if parts else np.zeros((len(M), width)))
         fams = tuple((x,) + fam[1:] for x, fam in zip(new_x, self.fams))
+        (Y, *rest), jacobian = self._gaussian_known_rows(M)
+        ga = self.fams[0]
+        fams = ((Y,) + ga[1:4] + tuple(rest) + ga[gaussian_known.N_FIXED:],) + fams[1:]
         nlp = np.empty((len(M), K))
         d_prior, pconst = np.empty(len(M)), np.empty(len(M))
         _kernels.score_rows(K, K, fams, nlp, d_prior, pconst)
-        pconst += sum(t.log_jacobian for t in self.transforms)
+        pconst += jacobian
         return nlp + pconst[:, None], d_prior + pconst
 
     def neg_log_joint(self, K: int, n0: float) -> float:
@@ -195,7 +196,8 @@ class ModelData:
         off = 0
         for b, t in zip(self.by_slot[0], self.transforms):
             d = len(b.columns)
-            sub = ga[:4] + tuple(a[:, off:off + d] for a in ga[4:])
+            nf = gaussian_known.N_FIXED
+            sub = ga[:nf] + tuple(a[:, off:off + d] for a in ga[nf:])
             m, c = gaussian_known.summary(sub, K, t)
             mean[:, b.columns] = m
             covariances[tuple(b.names)] = c

@@ -23,7 +23,8 @@ Blocks
 ``blocks`` is a list of ``(family, columns, prior)`` tuples.
 
 Block families (one multivariate density over all listed columns; NaN is not
-allowed in their columns):
+allowed in their columns, except in a spherical block, whose coordinates are
+independent: there a NaN drops its coordinate, as in a per-column family):
     "normal_wishart"      prior: m0 (D,), c0, a0, B0 (D, D)
     "spherical_gaussian"  prior: mu0 (D,), sigma0_2, sigma2
     "gaussian_known_cov"  prior: mu0 (D,), Sigma0 (D, D), Sigma (D, D)
@@ -272,6 +273,12 @@ def naive_neg_log_predictive(family, x, data_in_cluster, prior):
         if data.size == 0:
             data = np.zeros((0, D))
         data = data.reshape(-1, D)
+        if family == "spherical_gaussian" and (np.isnan(x).any() or np.isnan(data).any()):
+            # independent coordinates: each observed one on its own, with its observed data
+            mu0 = np.broadcast_to(np.asarray(prior["mu0"], dtype=float), (D,))
+            return sum(_spherical_neg_log_predictive(x[d:d + 1], data[~np.isnan(data[:, d]), d:d + 1],
+                                                     {**prior, "mu0": mu0[d:d + 1]})
+                       for d in range(D) if not np.isnan(x[d]))
         if np.isnan(x).any() or np.isnan(data).any():
             raise ValueError(f"{family}: NaN (missing values) are only "
                              "supported for per-column families")
@@ -345,7 +352,7 @@ def _validate(X, N0, blocks):
     for family, columns, prior in blocks:
         if family not in ALL_FAMILIES:
             raise ValueError(f"unknown family {family!r}")
-        if family in BLOCK_FAMILIES and np.isnan(X[:, list(columns)]).any():
+        if family in ("normal_wishart", "gaussian_known_cov") and np.isnan(X[:, list(columns)]).any():
             raise ValueError(f"{family}: NaN not allowed in block columns")
     return X
 

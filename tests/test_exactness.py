@@ -104,7 +104,7 @@ def mixed_data(seed, n=160, missing=0.1):
         (rng.geometric(np.array([0.7, 0.3, 0.1])[z]) - 1).astype(float),       # 12 geometric
     ]
     X = np.column_stack(cols)
-    for j in (2, 7, 8, 9, 10, 11, 12):  # gaps in every per-column family
+    for j in (2, 3, 4, 7, 8, 9, 10, 11, 12):  # gaps in every per-column family and the spherical block
         X[rng.random(n) < missing, j] = np.nan
     return X
 

@@ -15,6 +15,19 @@ variance ``s2`` and a Gaussian prior ``N(mu0, tau2)`` on each coordinate of the 
 Per coordinate (eq 14): ``tau_n = 1/(1/tau2 + n/s2)``, ``mu_n = tau_n (mu0/tau2 + sum x / s2)``,
 predictive ``N(mu_n, tau_n + s2)`` (eq 15, normalising constant included).
 
+Missing values (ALGORITHMS.md "Missing values", PLOS Appendix F). A spherical block's
+coordinates are independent, so a missing entry just drops its coordinate. With a known
+full covariance the whitened coordinates mix every entry, so when any known-covariance
+block has gaps the kernel also keeps the raw rows (``raw``) and the block-diagonal maps
+``tox`` (x = V y) and ``toy`` (y = V^-1 x): a row with a gap is scored by the exact
+Gaussian marginal of its observed entries, N(x_o; (V m_k)_o, (V diag(v_k) V^T)_oo) (eq 17
+restricted to o), and a row with nothing observed contributes nothing. Its Jacobian is
+then in that density, so the per-row constant ln|det V| is added to complete rows only
+(``ModelData``). As for the Normal-Wishart block, the statistics are an approximation: a
+row joins a cluster with its missing entries set to E[x_mis | x_o] under that cluster's
+predictive, and leaves with the same values (``Y`` holds them), so add and remove stay
+exact inverses; ``logml`` is that of the completed data.
+
 Empirical-Bayes default (``default_prior``): ``mu0`` = the data mean; the known
 within-cluster variance is WITHIN_FRACTION = 20 % of the data variance ("a typical
 cluster spreads about 45 % as widely as the whole feature"); the prior variance of a
@@ -34,8 +47,12 @@ from ._common import LOG_2PI, WITHIN_FRACTION, as_column_vector, observed_column
 SPHERICAL = "spherical_gaussian"
 KNOWN_COV = "gaussian_known_cov"
 
-# fam = (X, mu0, tau2, s2, | cnt, mean, m2, pred_mean, pred_var, pred_const)
-N_FIXED = 4
+# fam = (Y, mu0, tau2, s2, raw, tox, toy, work, | cnt, mean, m2, pred_mean, pred_var, pred_const)
+# Y: rows in the independent coordinates (NaN where missing; for the rows with gaps of a
+# known-covariance block, the completed values they last joined a cluster with).
+# raw: the rows in data units when a known-covariance block has gaps, else zero rows.
+# work: scratch, rows 0..D-1 a factor, then indices, three vectors of D, and a row.
+N_FIXED = 8
 
 
 @njit(cache=True, inline="always")
@@ -48,7 +65,7 @@ def _refresh_column(k, d, mu0, tau2, s2, cnt, mean, pm, pv, pc):
 
 
 @njit(cache=True, inline="always")
-def reset(k, X, mu0, tau2, s2, cnt, mean, m2, pm, pv, pc):
+def reset(k, X, mu0, tau2, s2, raw, tox, toy, work, cnt, mean, m2, pm, pv, pc):
     for d in range(X.shape[1]):
         cnt[k, d] = 0.0
         mean[k, d] = 0.0
@@ -57,7 +74,116 @@ def reset(k, X, mu0, tau2, s2, cnt, mean, m2, pm, pv, pc):
 
 
 @njit(cache=True, inline="always")
-def move(i, k, sign, X, mu0, tau2, s2, cnt, mean, m2, pm, pv, pc):
+def _has_gap(i, raw):
+    if raw.shape[0] == 0:  # no known-covariance block has gaps: the per-coordinate path
+        return False
+    for a in range(raw.shape[1]):
+        if raw[i, a] != raw[i, a]:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _observed_factor(i, raw, tox, m, v, work):
+    """For row i's observed entries o: the Cholesky factor of C_oo, C = V diag(v) V^T, in
+    work[:p, :p], the indices o in work[D], and (V m)_o in work[D + 2]. Returns p = |o|.
+    O(p^2 D), only for rows with gaps."""
+    D = raw.shape[1]
+    S = work[:D]
+    idx = work[D]
+    mx = work[D + 2]
+    p = 0
+    for a in range(D):
+        if raw[i, a] == raw[i, a]:
+            idx[p] = a
+            p += 1
+    for r in range(p):
+        a = int(idx[r])
+        t = 0.0
+        for j in range(D):
+            t += tox[a, j] * m[j]
+        mx[r] = t
+        for c in range(r + 1):
+            b = int(idx[c])
+            t = 0.0
+            for j in range(D):
+                t += tox[a, j] * v[j] * tox[b, j]
+            for j in range(c):
+                t -= S[r, j] * S[c, j]
+            if r == c:
+                S[r, r] = math.sqrt(t if t > 1e-300 else 1e-300)
+            else:
+                S[r, c] = t / S[c, c]
+    return p
+
+
+@njit(cache=True, inline="always")
+def _marginal_nlp(i, raw, tox, m, v, work):
+    """-ln N(x_o; (V m)_o, (V diag(v) V^T)_oo): eq 17 on the observed entries of row i,
+    in data units (the Jacobian included)."""
+    D = raw.shape[1]
+    p = _observed_factor(i, raw, tox, m, v, work)
+    S = work[:D]
+    idx = work[D]
+    y = work[D + 1]
+    mx = work[D + 2]
+    q = 0.0
+    logdet_half = 0.0
+    for r in range(p):
+        s = raw[i, int(idx[r])] - mx[r]
+        for b in range(r):
+            s -= S[r, b] * y[b]
+        y[r] = s / S[r, r]
+        q += y[r] * y[r]
+        logdet_half += math.log(S[r, r])
+    return 0.5 * q + logdet_half + 0.5 * p * LOG_2PI
+
+
+@njit(cache=True, inline="always")
+def _complete_row(i, X, raw, tox, toy, m, v, work):
+    """Y[i] = V^-1 x with each missing entry of x set to E[x_mis | x_o] = m_mis +
+    C_mo C_oo^-1 (x_o - m_o) under the predictive N(V m, V diag(v) V^T) (Appendix F)."""
+    D = raw.shape[1]
+    p = _observed_factor(i, raw, tox, m, v, work)
+    S = work[:D]
+    idx = work[D]
+    y = work[D + 1]
+    mx = work[D + 2]
+    xf = work[D + 5]
+    for r in range(p):  # y = C_oo^-1 (x_o - m_o): forward, then back substitution
+        s = raw[i, int(idx[r])] - mx[r]
+        for b in range(r):
+            s -= S[r, b] * y[b]
+        y[r] = s / S[r, r]
+    for r in range(p - 1, -1, -1):
+        s = y[r]
+        for b in range(r + 1, p):
+            s -= S[b, r] * y[b]
+        y[r] = s / S[r, r]
+    for a in range(D):
+        x = raw[i, a]
+        if x != x:
+            x = 0.0
+            for j in range(D):
+                x += tox[a, j] * m[j]
+            for r in range(p):
+                b = int(idx[r])
+                t = 0.0
+                for j in range(D):
+                    t += tox[a, j] * v[j] * tox[b, j]
+                x += t * y[r]
+        xf[a] = x
+    for d in range(D):
+        t = 0.0
+        for a in range(D):
+            t += toy[d, a] * xf[a]
+        X[i, d] = t
+
+
+@njit(cache=True, inline="always")
+def move(i, k, sign, X, mu0, tau2, s2, raw, tox, toy, work, cnt, mean, m2, pm, pv, pc):
+    if sign > 0 and _has_gap(i, raw):
+        _complete_row(i, X, raw, tox, toy, pm[k], pv[k], work)
     for d in range(X.shape[1]):
         x = X[i, d]
         if not math.isnan(x):
@@ -66,8 +192,11 @@ def move(i, k, sign, X, mu0, tau2, s2, cnt, mean, m2, pm, pv, pc):
 
 
 @njit(cache=True, inline="always")
-def nlp(i, k, X, mu0, tau2, s2, cnt, mean, m2, pm, pv, pc):
-    """-ln f(x_i | theta_k^{-i}) summed over observed coordinates (eq 15)."""
+def nlp(i, k, X, mu0, tau2, s2, raw, tox, toy, work, cnt, mean, m2, pm, pv, pc):
+    """-ln f(x_i | theta_k^{-i}) summed over observed coordinates (eq 15); for a row with
+    gaps in a known-covariance block, the marginal of its observed entries (eq 17)."""
+    if _has_gap(i, raw):
+        return _marginal_nlp(i, raw, tox, pm[k], pv[k], work)
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
@@ -77,30 +206,49 @@ def nlp(i, k, X, mu0, tau2, s2, cnt, mean, m2, pm, pv, pc):
     return out
 
 
-
 @njit(cache=True, inline="always")
-def nlp_loo(i, k, X, mu0, tau2, s2, cnt, mean, m2, pm, pv, pc):
+def nlp_loo(i, k, X, mu0, tau2, s2, raw, tox, toy, work, cnt, mean, m2, pm, pv, pc):
     """nlp of row i under cluster k with row i itself left out, without touching k's
     statistics (the same arithmetic as move(-1) then nlp)."""
+    if _has_gap(i, raw):
+        return _marginal_nlp_loo(i, k, X, mu0, tau2, s2, raw, tox, work, cnt, mean)
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
         if not math.isnan(x):
-            n1 = cnt[k, d] - 1.0
-            mu = 0.0
-            if n1 > 0.0:
-                mu = mean[k, d] - (x - mean[k, d]) / n1
-            else:
-                n1 = 0.0
-            tau_n = 1.0 / (1.0 / tau2[d] + n1 / s2[d])
-            loc = tau_n * (mu0[d] / tau2[d] + n1 * mu / s2[d])
-            var = tau_n + s2[d]
+            loc, var = _loo_column(x, k, d, mu0, tau2, s2, cnt, mean)
             r = x - loc
             out += 0.5 * r * r / var + 0.5 * (LOG_2PI + math.log(var))
     return out
 
+
 @njit(cache=True, inline="always")
-def logml(k, X, mu0, tau2, s2, cnt, mean, m2, pm, pv, pc):
+def _loo_column(x, k, d, mu0, tau2, s2, cnt, mean):
+    """Predictive location and variance of coordinate d of cluster k without the value x."""
+    n1 = cnt[k, d] - 1.0
+    mu = 0.0
+    if n1 > 0.0:
+        mu = mean[k, d] - (x - mean[k, d]) / n1
+    else:
+        n1 = 0.0
+    tau_n = 1.0 / (1.0 / tau2[d] + n1 / s2[d])
+    return tau_n * (mu0[d] / tau2[d] + n1 * mu / s2[d]), tau_n + s2[d]
+
+
+@njit(cache=True, inline="always")
+def _marginal_nlp_loo(i, k, X, mu0, tau2, s2, raw, tox, work, cnt, mean):
+    """The observed-entries marginal of a row with gaps under cluster k without the row
+    (X[i] holds the completed values it entered with)."""
+    D = X.shape[1]
+    loc_k = work[D + 3]
+    var_k = work[D + 4]
+    for d in range(D):
+        loc_k[d], var_k[d] = _loo_column(X[i, d], k, d, mu0, tau2, s2, cnt, mean)
+    return _marginal_nlp(i, raw, tox, loc_k, var_k, work)
+
+
+@njit(cache=True, inline="always")
+def logml(k, X, mu0, tau2, s2, raw, tox, toy, work, cnt, mean, m2, pm, pv, pc):
     """ln p(X_k | theta0): per coordinate, x ~ N(mu0 1, s2 I + tau2 1 1^T)."""
     out = 0.0
     for d in range(X.shape[1]):
@@ -117,13 +265,6 @@ def check_data(X: np.ndarray, names, family: str) -> None:
     bad = [names[j] for j in range(X.shape[1]) if np.any(np.isinf(X[:, j]))]
     if bad:
         raise ValueError(f"column(s) {bad} contain infinite values; {family} needs finite reals.")
-    if family == KNOWN_COV and np.isnan(X).any():
-        cols = [names[j] for j in range(X.shape[1]) if np.isnan(X[:, j]).any()]
-        raise ValueError(
-            f"column(s) {cols} have missing values; the {KNOWN_COV} block does not accept "
-            "missing values yet. Use 'spherical_gaussian' or 'normal_gamma' per column, or "
-            "drop/impute those rows."
-        )
 
 
 def default_prior(X: np.ndarray, family: str) -> dict:
@@ -203,9 +344,31 @@ class Transform:
             self.log_jacobian = 0.5 * np.linalg.slogdet(prior["Sigma"])[1]
 
 
+def kernel_rows(parts, N: int):
+    """The fixed kernel arrays (Y, raw, tox, toy, work) for rows of one or more blocks.
+
+    ``parts`` is a list of (rows of the block in data units, its Transform, its family).
+    A spherical block is copied (V = I), so that a missing entry stays in its own
+    coordinate; a known-covariance block is whitened, and if any of its rows has a gap
+    the raw rows are kept for the exact marginal. Also returns, per row, whether it is
+    scored in data units (then the Jacobian is inside its density)."""
+    D = sum(x.shape[1] for x, _, _ in parts)
+    ys = [x.copy() if fam == SPHERICAL else x @ t.to_y.T for x, t, fam in parts]
+    Y = np.ascontiguousarray(np.hstack(ys)) if ys else np.zeros((N, 0))
+    gaps = any(fam == KNOWN_COV and np.isnan(x).any() for x, _, fam in parts)
+    if gaps:
+        raw = np.ascontiguousarray(np.hstack([x for x, _, _ in parts]))
+        in_data_units = np.isnan(raw).any(axis=1)
+    else:
+        raw, in_data_units = np.zeros((0, D)), np.zeros(N, dtype=bool)
+    tox = scipy.linalg.block_diag(*[t.to_x for _, t, _ in parts]) if parts else np.zeros((0, 0))
+    toy = scipy.linalg.block_diag(*[t.to_y for _, t, _ in parts]) if parts else np.zeros((0, 0))
+    return (Y, raw, np.ascontiguousarray(tox), np.ascontiguousarray(toy), np.zeros((D + 6, D))), in_data_units
+
+
 def summary(fam, K: int, t: Transform):
     """Posterior mean of each cluster mean, and the predictive covariance, in data units."""
-    pm, pv = fam[7][:K], fam[8][:K]
+    pm, pv = fam[N_FIXED + 3][:K], fam[N_FIXED + 4][:K]
     means = pm @ t.to_x.T
     covs = np.einsum("ij,kj,lj->kil", t.to_x, pv, t.to_x)
     return means, covs
