@@ -138,6 +138,10 @@ with right:
     if len(sample) < d.n_rows:
         st.caption(f"Showing {len(sample):,} of {d.n_rows:,} rows, drawn at random so the page stays quick; "
                    "the algorithms use every row and the ellipses are computed from all of them.")
+    if frames.thinned:
+        st.caption(f"{' and '.join(frames.thinned)} ran more than {explorer.MAX_FRAMES} sweeps: the animation shows "
+                   f"{explorer.MAX_FRAMES} of them, evenly spaced (the slider gives each one's sweep number); the "
+                   "curves below show every sweep.")
     if d.has_gaps and ("K-means" in algorithms or "DP-means" in algorithms):
         st.caption("K-means and DP-means cannot skip missing values: for them each gap is set to its column's "
                    "mean. MAP-DP leaves gaps out of the likelihood (PLOS Appendix F).")
@@ -150,13 +154,13 @@ with right:
     b1, b2, b3, b4 = st.columns([1, 1, 1, 5])
     if b1.button("First", icon=":material/first_page:", key="frame_first"):
         frame = 0
-    if b2.button("Back", icon=":material/chevron_left:", key="frame_back", help="Step back one sweep"):
+    if b2.button("Back", icon=":material/chevron_left:", key="frame_back", help="Step back one frame (one sweep, unless the run was thinned)"):
         frame = max(0, frame - 1)
-    if b3.button("Step", icon=":material/chevron_right:", key="frame_next", help="Step forward one sweep"):
+    if b3.button("Step", icon=":material/chevron_right:", key="frame_next", help="Step forward one frame (one sweep, unless the run was thinned)"):
         frame = min(last, frame + 1)
     st.session_state["explore_frame"] = frame
     st.session_state["explore_results"] = results
-    b4.caption("Play, Pause and the sweep slider are under the chart; First, Back and Step move one sweep at a time.")
+    b4.caption("Play, Pause and the sweep slider are under the chart; First, Back and Step move one frame at a time.")
     settings = {"MAP-DP": f"N0 = {n0:g}", "K-means": f"K = {K}", "DP-means": f"λ = {lam:.3g}" if "DP-means" in algorithms
                 else ""}
     fig = figures.animation_figure(frames, coords[sample], axis_names, start=frame, show_ellipses=ellipses,

@@ -137,6 +137,11 @@ def test_animation_frames_thin_long_runs(scenario):
     coords, _ = explorer.projection(scenario)
     fr = explorer.animation_frames([run], coords, max_frames=3)
     assert fr.sweeps[0][0] == 1 and fr.sweeps[0][-1] == run.final.iteration and len(fr.sweeps[0]) <= 3
+    # the history keeps every sweep, which the K/objective curves draw
+    assert list(fr.history[0]["sweep"]) == [st.iteration for st in run.states]
+    assert (fr.thinned == ["MAP-DP"]) == (len(run.states) > 3)
+    curves = figures.trace_figure(fr)
+    assert list(curves.data[0].x) == list(fr.history[0]["sweep"])
 
 
 def test_ellipses_are_two_sd_of_each_cluster():
