@@ -108,6 +108,8 @@ def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int 
             data.append({"type": "scatter", "x": ex, "y": ey})
         anim.append({"name": str(f), "data": data, "traces": list(range(2 * A)),
                      "layout": {"annotations": [{"text": _title(frames, a, f, settings)} for a in range(A)]}})
+    # the slider is labelled with the sweeps of the run with the most frames, then the most sweeps
+    longest = max(range(A), key=lambda a: (len(frames.sweeps[a]), frames.sweeps[a][-1])) if A else 0
     step_args = {"mode": "immediate", "frame": {"duration": 0, "redraw": True}, "transition": {"duration": 0}}
     fig.update_annotations(font_size=13)
     fig.update_layout(
@@ -124,7 +126,7 @@ def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int 
         sliders=[{
             "active": start, "x": 0.2, "len": 0.8, "y": -0.04, "yanchor": "top",
             "currentvalue": {"prefix": "sweep ", "visible": True, "xanchor": "right"},
-            "steps": [{"label": str(frames.sweeps[int(np.argmax([len(s) for s in frames.sweeps]))][f]),
+            "steps": [{"label": str(frames.sweeps[longest][f]),
                        "method": "animate", "args": [[str(f)], step_args]} for f in range(F)],
         }],
     )

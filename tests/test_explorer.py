@@ -215,6 +215,8 @@ def test_animation_figure_has_a_frame_per_sweep_and_controls(scenario):
     labels = [b.label for b in fig.layout.updatemenus[0].buttons]
     assert any("Play" in s for s in labels) and any("Pause" in s for s in labels)
     assert fig.layout.sliders[0].active == 0 and len(fig.layout.sliders[0].steps) == fr.n_frames
+    # the slider ends at the last sweep of the run that went on longest
+    assert fig.layout.sliders[0].steps[-1].label == str(max(s[-1] for s in fr.sweeps))
     # the initial traces show frame 0; the last frame shows the converged colours
     assert list(fig.data[0].marker.color) == (fr.colours[0][0] % len(figures.PALETTE)).tolist()
     assert list(fig.frames[-1].data[0].marker.color) == (fr.colours[0][-1] % len(figures.PALETTE)).tolist()
