@@ -393,6 +393,21 @@ def _parse_text(text: str, report: LoadReport) -> list[list[str]]:
             f"a double quote (\") opened on line {start} is never closed, so the rest of the file reads as one cell; "
             "remove the stray quote or close it, then upload the file again."
         )
+    return _without_empty_rows(rows, report)
+
+
+def _without_empty_rows(rows: list[list[str]], report: LoadReport) -> list[list[str]]:
+    """Rows with at least one non-empty cell. Rows of empty cells (",,," lines, blank
+    spreadsheet rows) hold nothing to cluster; leaving them out is said in the report, so
+    that a row count that differs from the file's is explained. Blank lines are not rows."""
+    empty = [i for i, r in enumerate(rows) if not any(c for c in r)]
+    if not empty:
+        return rows
+    cells = [i for i in empty if len(rows[i]) > 1]
+    if cells:
+        where = ", ".join(str(i + 1) for i in cells[:5]) + (", ..." if len(cells) > 5 else "")
+        _warn(f"{len(cells)} row(s) with no value in any cell (row {where} of the file) were left out: they hold "
+              "no data. Give such a row at least an identifier if it stands for a record.", report.warnings)
     return [r for r in rows if any(c for c in r)]
 
 
@@ -435,7 +450,7 @@ def _excel_rows(data: bytes, sheet, report: LoadReport, kind: str) -> list[list[
                 "or 'CSV UTF-8'."
             ) from None
         rows = [[_excel_cell(v) for v in row] for row in frame.itertuples(index=False)]
-        rows = [r for r in rows if any(c for c in r)]
+        rows = _without_empty_rows(rows, report)
         if rows:
             report.sheet = name
             if sheet is None and len(names) > 1:
@@ -623,7 +638,8 @@ def read_table(source, *, sheet=None, header="auto", name=None, min_rows: int = 
     df : DataFrame
         One row per data row, in file order. Numeric columns are ``int64`` (whole
         numbers, none missing) or ``float64`` (NaN = missing); other columns hold text
-        (object dtype, NaN = missing). Entirely empty rows and columns are dropped.
+        (object dtype, NaN = missing). Entirely empty rows and columns are left out (the
+        report's warnings say which rows).
     report : LoadReport
         Delimiter, decimal mark, encoding, header, shape and warnings.
 

@@ -64,6 +64,17 @@ def test_latin1_text_is_read():
     assert df["name"].tolist() == ["Jos\u00e9", "Ren\u00e9e", "Zo\u00eb"]
 
 
+def test_rows_of_empty_cells_are_left_out_and_said():
+    text = "a,b,c\n1,2,3\n,,\n4,5,6\n\n7,8,9\n,,\n"
+    with pytest.warns(DataLoadWarning, match=r"2 row\(s\) with no value in any cell \(row 3, 7 of the file\)"):
+        df, rep = read_table(text)
+    assert df["a"].tolist() == [1, 4, 7] and len(rep.warnings) == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # blank lines alone are not rows: nothing to say
+        df, rep = read_table("a,b\n1,2\n\n3,4\n\n")
+    assert df.shape == (2, 2) and rep.warnings == []
+
+
 def test_excel_in_memory():
     pytest.importorskip("openpyxl")
     frame = pd.DataFrame({"id": ["a", "b", "c", "d"], "age": [30, 41, 52, 63],
