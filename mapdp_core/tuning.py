@@ -491,7 +491,7 @@ def _with_full_support(train: ParsedData, full: ParsedData) -> None:
 
 def cross_validate(X, n0_values, scale_values, likelihood="normal_wishart", n_folds: int = 5,
                    n_init: int = 1, random_state=0, on_step: Callable[[int, int], None] | None = None,
-                   prior=None, n_jobs=None) -> CrossValidation:
+                   prior=None, n_jobs=None, weight: float = 1.0) -> CrossValidation:
     """K-fold cross-validated held-out log-likelihood over a grid of N0 and prior scale
     (PLOS Appendix G, approach 4; the paper recommends it for small data sets).
 
@@ -522,6 +522,9 @@ def cross_validate(X, n0_values, scale_values, likelihood="normal_wishart", n_fo
         Hyperparameters used instead of the training-fold defaults, before scaling.
     n_jobs : int, optional
         Threads for the restarts.
+    weight : float > 0, default 1.0
+        The non-Gaussian families' prior weight multiplier (as in :func:`scaled_prior`),
+        held fixed over the grid.
 
     Returns
     -------
@@ -535,6 +538,7 @@ def cross_validate(X, n0_values, scale_values, likelihood="normal_wishart", n_fo
     """
     n0s = _check_values(n0_values, "n0_values")
     scales = _check_values(scale_values, "scale_values")
+    weight = _check_scale(weight)
     M, names, _ = to_matrix(X)
     frame = isinstance(X, (pd.DataFrame, pd.Series))
     data = pd.DataFrame(M, columns=names) if frame else M
@@ -555,7 +559,7 @@ def cross_validate(X, n0_values, scale_values, likelihood="normal_wishart", n_fo
         base = parse(X_train, likelihood, prior)
         _with_full_support(base, full)
         for s in scales:
-            fold_prior = _prior_argument(base, likelihood, s)
+            fold_prior = _prior_argument(base, likelihood, s, weight)
             for n0 in n0s:
                 m = MAPDP(N0=n0, likelihood=likelihood, prior=fold_prior, n_init=n_init,
                           random_state=int(seeds[f]), n_jobs=n_jobs).fit(X_train)

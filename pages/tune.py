@@ -71,9 +71,9 @@ if st.button("Run cross-validation", key="run_cv") or common.setting("cv_shown",
         st.stop()
     common.remember_setting("cv_shown", True)
     try:
-        cv = common.cached("cv", {"n0": tuple(cv_n0), "s": tuple(cv_scale), "folds": folds},
+        cv = common.cached("cv", {"n0": tuple(cv_n0), "s": tuple(cv_scale), "folds": folds, "weight": weight},
                            lambda: _progress("Cross-validation", lambda cb: cross_validate(
-                               d.X, cv_n0, cv_scale, d.likelihood, n_folds=folds, on_step=cb)))
+                               d.X, cv_n0, cv_scale, d.likelihood, n_folds=folds, on_step=cb, weight=weight)))
     except ValueError as exc:
         common.plain_error(exc, "Cross-validation could not run")
         st.stop()

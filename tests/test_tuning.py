@@ -248,6 +248,29 @@ def test_cross_validate_shapes_and_progress():
         cross_validate(df, [1.0], [1.0], likelihood=MIXED_LIK, n_folds=1)
 
 
+def test_cross_validate_holds_the_discrete_prior_weight():
+    rng = np.random.default_rng(3)
+    z = np.repeat([0, 1], 20)
+    df = pd.DataFrame({"x": rng.normal(3 * z, 1.0), "flag": (rng.random(40) < np.where(z, 0.8, 0.2)).astype(float),
+                       "count": rng.poisson(np.where(z, 6, 1)).astype(float)})
+    lik = {"x": "normal_gamma", "flag": "bernoulli", "count": "poisson"}
+    light = cross_validate(df, [1.0], [1.0], likelihood=lik, n_folds=2)
+    heavy = cross_validate(df, [1.0], [1.0], likelihood=lik, n_folds=2, weight=20.0)
+    # the same folds and seeds, scored with each fold's training prior scaled by the weight
+    rng = np.random.default_rng(0)
+    folds = np.array_split(rng.permutation(len(df)), 2)
+    seed = int(rng.integers(0, 2**31 - 1, size=2)[0])
+    train = df.drop(index=folds[0]).reset_index(drop=True)
+    test = df.iloc[np.sort(folds[0])].reset_index(drop=True)
+    for cv, w in ((light, 1.0), (heavy, 20.0)):
+        prior = scaled_prior(train, lik, 1.0, weight=w)
+        m = MAPDP(N0=1.0, likelihood=lik, prior=prior, random_state=seed).fit(train)
+        assert cv.folds["heldout_loglik"].iloc[0] == pytest.approx(np.mean(m.score_samples(test)), rel=1e-12)
+    assert heavy.folds["heldout_loglik"].iloc[0] != light.folds["heldout_loglik"].iloc[0]
+    with pytest.raises(ValueError):
+        cross_validate(df, [1.0], [1.0], likelihood=lik, n_folds=2, weight=0.0)
+
+
 def test_cross_validate_prefers_a_scale_with_the_right_k():
     # spherical Gaussian (known variance sigma2, PLOS Algorithm 2): sigma2 -> s sigma2
     X, _ = blobs(n=30)
