@@ -59,8 +59,10 @@ with left:
                  "proportions or rates that weighs like a few observations; this multiplies that weight. "
                  "Lighter lets small differences between clusters count.")
         common.remember_setting("weight", weight)
-    algorithms = st.multiselect("Algorithms", ALGORITHMS, default=common.setting("algorithms", ALGORITHMS),
-                                key="w_algorithms")
+    # pills wrap onto a second line in the narrow settings column, where a multiselect cut off a name
+    algorithms = st.pills("Algorithms", ALGORITHMS, selection_mode="multi",
+                          default=common.setting("algorithms", ALGORITHMS), key="w_algorithms") or []
+    algorithms = [a for a in ALGORITHMS if a in algorithms]  # display order, whatever the click order
     common.remember_setting("algorithms", algorithms)
     n_truth = int(d.truth.max() + 1) if d.truth is not None and (d.truth >= 0).any() else 3
     K = st.slider("K for K-means", 1, 30, int(common.setting("K", min(n_truth, 30))), key="w_K")

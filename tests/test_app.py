@@ -71,10 +71,10 @@ def test_explore_widgets_change_the_result(at):
     at.slider(key="w_K").set_value(5).run()
     _ok(at)
     assert _table(at, {"algorithm", "K"}).set_index("algorithm").loc["K-means", "K"] == 5
-    at.multiselect(key="w_algorithms").set_value(["MAP-DP"]).run()
+    at.pills(key="w_algorithms").set_value(["MAP-DP"]).run()
     _ok(at)
     assert len(_titles(_chart(at, "animation"))) == 1
-    at.multiselect(key="w_algorithms").set_value([]).run()
+    at.pills(key="w_algorithms").set_value([]).run()
     _ok(at)
     assert any("at least one algorithm" in i.value for i in at.info)
 
