@@ -17,7 +17,9 @@ The argument lists below are long but mechanical: the family's tuple layout, pre
 """
 from __future__ import annotations
 
+import hashlib
 import math
+from pathlib import Path
 
 import numpy as np
 from numba import njit
@@ -322,3 +324,47 @@ def score_rows(K, empty_slot, fams, nlp_out, d_new, pconst):
                     + _ge.nlp(i, k, q_X, q_a0, q_b0, q_cnt, q_total, q_lc, q_beta, q_apb))
         pconst[i] = (_bb.pconst(i, b_X, b_a0, b_b0, b_ntr, b_cnt, b_total, b_alpha, b_beta, b_lnB, b_nl1, b_nl0)
                       + _po.pconst(i, p_X, p_a0, p_b0, p_cnt, p_total, p_alpha, p_lga, p_alp, p_lb1))
+
+
+# numba's disk cache recompiles a cached function when the file that defines it changes
+# (numba >= 0.68 compares a hash of that file), but these kernels inline the families'
+# functions from other files: after a change to a family module alone (an edit, or an
+# upgrade that leaves this file as it was) the cached kernels would silently run the old
+# family code. So the kernels' cache files are dropped whenever the family sources differ
+# from those they were compiled with (a hash kept beside them).
+_KERNELS = (reset_slots, add_all, point_terms, sweep, log_marginals, cluster_nlp, score_rows)
+
+
+def families_digest(folder: Path = Path(__file__).parent / "families") -> str:
+    """SHA-256 of the family modules' sources, in name order."""
+    h = hashlib.sha256()
+    for path in sorted(folder.glob("*.py")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+def drop_stale_cache(cache_folder: Path, digest: str) -> bool:
+    """Delete this module's cached kernels in ``cache_folder`` unless they were compiled
+    with family sources of hash ``digest``; returns whether anything was dropped."""
+    stamp = cache_folder / "_kernels.families.sha256"
+    try:
+        if stamp.read_text() == digest:
+            return False
+    except OSError:
+        pass
+    dropped = False
+    try:
+        for path in cache_folder.glob("_kernels.*.nb[ic]"):
+            path.unlink(missing_ok=True)
+            dropped = True
+        cache_folder.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(digest)
+    except OSError:  # an unwritable cache: numba cannot have written stale files there either
+        pass
+    return dropped
+
+
+try:
+    drop_stale_cache(Path(sweep._cache._cache_path), families_digest())
+except AttributeError:  # numba's cache internals moved: fall back to numba's own check
+    pass

@@ -1,5 +1,6 @@
 """The public API: generator semantics, estimator attributes, restarts, inputs, edge cases."""
 import os
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -157,3 +158,33 @@ def test_numba_cache_dir_chosen_by_the_user_is_kept(monkeypatch):
     monkeypatch.setenv("NUMBA_CACHE_DIR", "/somewhere/of/my/own")
     ensure_numba_cache_dir()
     assert os.environ["NUMBA_CACHE_DIR"] == "/somewhere/of/my/own"
+
+
+def test_an_edited_family_module_drops_the_cached_kernels(tmp_path):
+    """numba recompiles only when the kernels' own file changes; the kernels inline the
+    family functions, so a change to the family sources must drop their cache files."""
+    from mapdp_core import _kernels
+
+    (tmp_path / "families").mkdir()
+    family = tmp_path / "families" / "poisson.py"
+    family.write_text("A = 1\n")
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    kernel_files = [cache / "_kernels.sweep-120.py311.nbi", cache / "_kernels.sweep-120.py311.1.nbc"]
+    other = cache / "_baseline_kernels.assign_nearest-13.py311.nbi"
+    for f in kernel_files + [other]:
+        f.write_text("")
+    digest = _kernels.families_digest(tmp_path / "families")
+    assert _kernels.drop_stale_cache(cache, digest)  # no record yet: dropped
+    assert not any(f.exists() for f in kernel_files) and other.exists()
+    for f in kernel_files:
+        f.write_text("")
+    assert not _kernels.drop_stale_cache(cache, digest)  # same sources: kept
+    assert all(f.exists() for f in kernel_files)
+    family.write_text("A = 2\n")
+    changed = _kernels.families_digest(tmp_path / "families")
+    assert changed != digest and _kernels.drop_stale_cache(cache, changed)
+    assert not any(f.exists() for f in kernel_files) and other.exists()
+    # the live cache folder carries the current sources' hash
+    live = Path(_kernels.sweep._cache._cache_path) / "_kernels.families.sha256"
+    assert live.read_text() == _kernels.families_digest()

@@ -304,3 +304,34 @@ def test_known_cov_prediction_of_gappy_rows_is_the_mixture_of_marginals(separate
                                rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(model.predict_proba(rows), np.exp(logw - np.logaddexp.reduce(logw, axis=1)[:, None]),
                                rtol=1e-9)
+
+
+def test_gaps_in_a_spherical_block_stay_exact_beside_a_gappy_known_cov_block(rng):
+    from mapdp_core.families import gaussian_known as ga
+
+    X = rng.normal(size=(40, 4)) + np.array([0.0, 1.0, 2.0, 3.0])
+    X[5, 0] = np.nan
+    X[6, 3] = np.nan
+    X[7, [1, 2]] = np.nan
+    kc = known_cov_prior(rng, 2)
+    sph = {"mu0": np.array([0.2, 0.8]), "sigma0_2": 2.0, "sigma2": 0.6}
+    parsed = parse(X, {(0, 1): "spherical_gaussian", (2, 3): "gaussian_known_cov"}, {(0, 1): sph, (2, 3): kc})
+    model = ModelData(parsed)
+    model.start(np.zeros(40, dtype=np.int64))
+    fam = model.fams[0]
+    nf = ga.N_FIXED
+    cnt, mean = fam[nf][0], fam[nf + 1][0]
+    # the spherical coordinates hold the observed values only; the known-covariance ones all rows
+    assert cnt.tolist() == [39.0, 39.0, 40.0, 40.0]
+    np.testing.assert_allclose(mean[:2], np.nanmean(X[:, :2], axis=0), rtol=1e-12)
+    # leave-one-out of row 5 (a spherical gap): the spherical coordinate it has, from the
+    # others' observed values, plus the known-covariance marginal of the others' completed rows
+    others = np.delete(np.arange(40), 5)
+    col1 = X[others, 1]
+    col1 = col1[~np.isnan(col1)]
+    m1, v1 = known_cov_predictive(col1[:, None], sph["mu0"][1:], sph["sigma0_2"] * np.eye(1), sph["sigma2"] * np.eye(1))
+    t = model.transforms[1]
+    completed = fam[0][others][:, 2:] @ t.to_x.T
+    m2, v2 = known_cov_predictive(completed, **kc)
+    expected = marginal_normal(X[5, 1:2], m1, v1) + marginal_normal(X[5, 2:], m2, v2)
+    assert ga.nlp_loo(5, 0, *fam) + model.pconst[5] == pytest.approx(expected, rel=1e-10)

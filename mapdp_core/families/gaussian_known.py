@@ -26,7 +26,9 @@ then in that density, so the per-row constant ln|det V| is added to complete row
 (``ModelData``). As for the Normal-Wishart block, the statistics are an approximation: a
 row joins a cluster with its missing entries set to E[x_mis | x_o] under that cluster's
 predictive, and leaves with the same values (``Y`` holds them), so add and remove stay
-exact inverses; ``logml`` is that of the completed data.
+exact inverses; ``logml`` is that of the completed data. A gap in a coordinate that no
+other coordinate depends on (a spherical block, a one-column block) is not completed: it
+is left out, exactly, as without a known-covariance block.
 
 Empirical-Bayes default (``default_prior``): ``mu0`` = the data mean; the known
 within-cluster variance is WITHIN_FRACTION = 20 % of the data variance ("a typical
@@ -51,7 +53,8 @@ KNOWN_COV = "gaussian_known_cov"
 # Y: rows in the independent coordinates (NaN where missing; for the rows with gaps of a
 # known-covariance block, the completed values they last joined a cluster with).
 # raw: the rows in data units when a known-covariance block has gaps, else zero rows.
-# work: scratch, rows 0..D-1 a factor, then indices, three vectors of D, and a row.
+# work: scratch: rows 0..D-1 a Cholesky factor, row D observed indices, rows D+1..D+5 a
+# solve, a mean, a leave-one-out location and variance, and a completed row.
 N_FIXED = 8
 
 
@@ -162,7 +165,9 @@ def _complete_row(i, X, raw, tox, toy, m, v, work):
         y[r] = s / S[r, r]
     for a in range(D):
         x = raw[i, a]
-        if x != x:
+        if x != x and _alone(a, toy):
+            x = math.nan  # its own coordinate (spherical or one-column block): left out, exactly
+        elif x != x:
             x = 0.0
             for j in range(D):
                 x += tox[a, j] * m[j]
@@ -174,10 +179,24 @@ def _complete_row(i, X, raw, tox, toy, m, v, work):
                 x += t * y[r]
         xf[a] = x
     for d in range(D):
+        if xf[d] != xf[d]:
+            X[i, d] = math.nan
+            continue
         t = 0.0
         for a in range(D):
-            t += toy[d, a] * xf[a]
+            if toy[d, a] != 0.0:
+                t += toy[d, a] * xf[a]
         X[i, d] = t
+
+
+@njit(cache=True, inline="always")
+def _alone(a, toy):
+    """Whether coordinate a maps to its own independent coordinate and to no other (its
+    block is spherical or has one column), so that a gap there needs no completion."""
+    for b in range(toy.shape[0]):
+        if b != a and (toy[a, b] != 0.0 or toy[b, a] != 0.0):
+            return False
+    return True
 
 
 @njit(cache=True, inline="always")
@@ -211,7 +230,7 @@ def nlp_loo(i, k, X, mu0, tau2, s2, raw, tox, toy, work, cnt, mean, m2, pm, pv, 
     """nlp of row i under cluster k with row i itself left out, without touching k's
     statistics (the same arithmetic as move(-1) then nlp)."""
     if _has_gap(i, raw):
-        return _marginal_nlp_loo(i, k, X, mu0, tau2, s2, raw, tox, work, cnt, mean)
+        return _marginal_nlp_loo(i, k, X, mu0, tau2, s2, raw, tox, work, cnt, mean, pm, pv)
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
@@ -236,14 +255,17 @@ def _loo_column(x, k, d, mu0, tau2, s2, cnt, mean):
 
 
 @njit(cache=True, inline="always")
-def _marginal_nlp_loo(i, k, X, mu0, tau2, s2, raw, tox, work, cnt, mean):
+def _marginal_nlp_loo(i, k, X, mu0, tau2, s2, raw, tox, work, cnt, mean, pm, pv):
     """The observed-entries marginal of a row with gaps under cluster k without the row
-    (X[i] holds the completed values it entered with)."""
+    (X[i] holds the completed values it entered with; NaN where it did not enter)."""
     D = X.shape[1]
     loc_k = work[D + 3]
     var_k = work[D + 4]
     for d in range(D):
-        loc_k[d], var_k[d] = _loo_column(X[i, d], k, d, mu0, tau2, s2, cnt, mean)
+        if X[i, d] != X[i, d]:
+            loc_k[d], var_k[d] = pm[k, d], pv[k, d]
+        else:
+            loc_k[d], var_k[d] = _loo_column(X[i, d], k, d, mu0, tau2, s2, cnt, mean)
     return _marginal_nlp(i, raw, tox, loc_k, var_k, work)
 
 
