@@ -332,9 +332,6 @@ def score_rows(K, empty_slot, fams, nlp_out, d_new, pconst):
 # upgrade that leaves this file as it was) the cached kernels would silently run the old
 # family code. So the kernels' cache files are dropped whenever the family sources differ
 # from those they were compiled with (a hash kept beside them).
-_KERNELS = (reset_slots, add_all, point_terms, sweep, log_marginals, cluster_nlp, score_rows)
-
-
 def families_digest(folder: Path = Path(__file__).parent / "families") -> str:
     """SHA-256 of the family modules' sources, in name order."""
     h = hashlib.sha256()

@@ -45,7 +45,7 @@ DISPLAY_MAX = 4000
 #: Most frames kept per algorithm for an animation (evenly thinned beyond, first and last kept;
 #: the sweep slider shows the true sweep numbers). Every frame costs a redraw: at N = 4 000 and
 #: three algorithms, 60 frames gave a median slider-to-first-frame of 1.14-1.21 s in the
-#: browser test, 20 frames 0.89-0.96 s.
+#: browser test, 20 frames 0.89-0.98 s.
 MAX_FRAMES = 20
 _CATEGORICAL = ("categorical", "bernoulli")
 

@@ -146,6 +146,18 @@ def mapdp_run():
     return run("MAP-DP", mapdp_params())
 
 
+def fitted_mapdp():
+    """(parameters, the recorded run, the fitted MAPDP) for the current data and settings,
+    memoised in the session; if MAP-DP cannot run, says why in a sentence and stops the page."""
+    d, params = data(), mapdp_params()
+    try:
+        result = mapdp_run()
+        return params, result, cached("model", params, lambda: explorer.fitted_model(d, result))
+    except ValueError as exc:
+        plain_error(exc, "MAP-DP could not be fitted")
+        st.stop()
+
+
 def plain_error(exc: Exception, what: str = "That did not work") -> None:
     """Show an error as a sentence, never a traceback."""
     st.error(f"{what}: {exc}")

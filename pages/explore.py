@@ -4,7 +4,7 @@ import streamlit as st
 
 from mapdp_core import explorer, figures, n0_for_expected_clusters
 from mapdp_core.explain import describe_priors
-from mapdp_core.tuning import expected_clusters, scaled_prior
+from mapdp_core.tuning import SCALED_FAMILIES, expected_clusters, scaled_prior
 from pages import common
 
 d = common.data()
@@ -39,8 +39,7 @@ with left:
         if st.button("Use it", key="use_expected_K"):
             common.apply_setting("N0", _nearest(N0_OPTIONS, implied))
             st.rerun()
-    gaussian = [f for f in d.features if d.family_of(f) in ("normal_wishart", "normal_gamma", "spherical_gaussian",
-                                                              "gaussian_known_cov")]
+    gaussian = [f for f in d.features if d.family_of(f) in SCALED_FAMILIES]  # the families "spread" scales
     spread = 1.0
     if gaussian:
         spread = st.select_slider(

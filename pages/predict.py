@@ -9,13 +9,7 @@ from pages import common
 
 d = common.data()
 st.title("Predict")
-params = common.mapdp_params()
-try:
-    run = common.mapdp_run()
-    model = common.cached("model", params, lambda: explorer.fitted_model(d, run))
-except ValueError as exc:
-    common.plain_error(exc, "MAP-DP could not be fitted")
-    st.stop()
+params, _, model = common.fitted_mapdp()
 st.caption(f"{d.name}: MAP-DP with N0 = {params['N0']:g} found {model.n_clusters_} clusters. A new row goes to the "
            "cluster of highest posterior probability, N_k f(x | cluster k), or to a new cluster, N0 f(x | prior), "
            "when that is higher (PLOS Appendix E). Missing values are allowed: they are left out.")

@@ -7,13 +7,7 @@ from pages import common
 
 d = common.data()
 st.title("Subtypes")
-params = common.mapdp_params()
-try:
-    run = common.mapdp_run()
-    model = common.cached("model", params, lambda: explorer.fitted_model(d, run))
-except ValueError as exc:
-    common.plain_error(exc, "MAP-DP could not be fitted")
-    st.stop()
+params, run, model = common.fitted_mapdp()
 labels = model.labels_
 raw = d.table[d.features]
 st.caption(f"{d.name}: MAP-DP with N0 = {params['N0']:g} (change it on Explore or Tune) found "

@@ -163,7 +163,8 @@ def test_browser_session(page):
     # 4. data with gaps through the Data page (navigating by the sidebar keeps the session)
     _goto(page, "Data")
     page.get_by_text("Simulated", exact=True).click()
-    page.locator('[data-testid="stSelectbox"]').first.click()
+    _idle(page)  # the rerun swaps the built-in data chooser for the generator chooser
+    page.locator('[data-testid="stSelectbox"]', has_text="Generator").click()
     page.get_by_role("option", name="Clinical patients, mixed types with gaps").click()
     _idle(page)
     page.get_by_role("button", name="Generate").click()

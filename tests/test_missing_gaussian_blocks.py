@@ -7,20 +7,10 @@ from scipy import stats
 
 import mapdp_core as m
 from engine_probe import engine_neg_log_predictive
+from test_predictives import nw_posterior
 from mapdp_core._model import ModelData
 from mapdp_core.families import normal_wishart as nw
 from mapdp_core.spec import parse
-
-
-def nw_posterior(data, m0, c0, a0, B0):
-    n = len(data)
-    if n == 0:
-        return m0, c0, a0, B0
-    xbar = data.mean(0)
-    S = (data - xbar).T @ (data - xbar)
-    c = c0 + n
-    return ((c0 * m0 + n * xbar) / c, c, a0 + n,
-            np.linalg.inv(np.linalg.inv(B0) + S + c0 * n / c * np.outer(xbar - m0, xbar - m0)))
 
 
 def marginal_t(x, m, c, a, B):
@@ -49,10 +39,27 @@ def test_partial_row_scores_the_observed_marginal(rng, n, D):
     assert engine_neg_log_predictive("normal_wishart", np.full(D, np.nan), data, prior) == 0.0
 
 
-def _model(X, labels, prior):
-    model = ModelData(parse(X, "normal_wishart", prior))
+def _model(X, labels, prior, likelihood="normal_wishart"):
+    model = ModelData(parse(X, likelihood, prior))
     model.start(np.asarray(labels, dtype=np.int64))
-    return model, model.fams[2]
+    return model, model.fams[0 if likelihood == "gaussian_known_cov" else 2]
+
+
+def assert_move_round_trips(module, fam, rows):
+    """Removing a row subtracts exactly the values it was added with; re-adding it imputes
+    them again under the same statistics, so the same statistics come back."""
+    stats = slice(module.N_FIXED, None)
+    for i in rows:
+        module.move(i, 0, -1, *fam)
+        without = [a.copy() for a in fam[stats]]
+        module.move(i, 0, 1, *fam)
+        with_row = [a.copy() for a in fam[stats]]
+        module.move(i, 0, -1, *fam)
+        for a, b in zip(fam[stats], without):
+            np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+        module.move(i, 0, 1, *fam)
+        for a, b in zip(fam[stats], with_row):
+            np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
 
 
 def test_a_gappy_row_enters_with_its_conditional_mean_and_leaves_exactly(rng):
@@ -66,19 +73,7 @@ def test_a_gappy_row_enters_with_its_conditional_mean_and_leaves_exactly(rng):
     fill = fam[6]
     assert np.array_equal(fill[~np.isnan(X)], X[~np.isnan(X)])
     assert np.isfinite(fill).all()
-    # removing a row subtracts exactly the values it was added with; re-adding it imputes
-    # them again under the same statistics, so the same values come back
-    for i in (7, 11, 3):
-        nw.move(i, 0, -1, *fam)
-        without = [a.copy() for a in fam[7:]]
-        nw.move(i, 0, 1, *fam)
-        with_row = [a.copy() for a in fam[7:]]
-        nw.move(i, 0, -1, *fam)
-        for a, b in zip(fam[7:], without):
-            np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
-        nw.move(i, 0, 1, *fam)
-        for a, b in zip(fam[7:], with_row):
-            np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    assert_move_round_trips(nw, fam, (7, 11, 3))
     # row 7 was filled with the conditional mean under the cluster without it
     nw.move(7, 0, -1, *fam)
     k_mean, chol, cnt = fam[8][0].copy(), fam[9][0].copy(), fam[7][0]
@@ -215,12 +210,6 @@ def test_spherical_partial_row_keeps_its_observed_coordinates(rng):
     assert got == pytest.approx(marginal_normal(x, mean, cov), rel=1e-12)
 
 
-def _known_model(X, labels, prior):
-    model = ModelData(parse(X, "gaussian_known_cov", prior))
-    model.start(np.asarray(labels, dtype=np.int64))
-    return model, model.fams[0]
-
-
 def test_known_cov_gappy_row_enters_with_its_conditional_mean_and_leaves_exactly(rng):
     from mapdp_core.families import gaussian_known as ga
 
@@ -229,19 +218,8 @@ def test_known_cov_gappy_row_enters_with_its_conditional_mean_and_leaves_exactly
     X = rng.normal(size=(30, D))
     X[7, 1] = np.nan
     X[11, [0, 2]] = np.nan
-    model, fam = _known_model(X, np.zeros(30, dtype=np.int64), prior)
-    nf = ga.N_FIXED
-    for i in (7, 11, 3):
-        ga.move(i, 0, -1, *fam)
-        without = [a.copy() for a in fam[nf:]]
-        ga.move(i, 0, 1, *fam)
-        with_row = [a.copy() for a in fam[nf:]]
-        ga.move(i, 0, -1, *fam)
-        for a, b in zip(fam[nf:], without):
-            np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
-        ga.move(i, 0, 1, *fam)
-        for a, b in zip(fam[nf:], with_row):
-            np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    model, fam = _model(X, np.zeros(30, dtype=np.int64), prior, "gaussian_known_cov")
+    assert_move_round_trips(ga, fam, (7, 11, 3))
     # the statistics are those of the completed rows; a gappy row that (re-)joins is
     # completed with E[x_mis | x_o] under the predictive of the others
     ga.move(7, 0, -1, *fam)

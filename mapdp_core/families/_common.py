@@ -1,4 +1,6 @@
-"""Statistics shared by several families: running (Welford) moments and count/sum pairs.
+"""Statistics shared by several families: running (Welford) moments and count/sum pairs,
+and the small dense algebra that the Gaussian blocks need for a row with gaps (the
+Cholesky factor of the observed sub-matrix and triangular solves with it).
 
 Every family keeps per-cluster arrays with the cluster index on the first axis and
 one column per feature, so a missing entry (NaN) simply leaves its column's count
@@ -151,3 +153,62 @@ def check_counts(X: np.ndarray, names, family: str, integer: bool) -> None:
                     f"column '{names[j]}' has {fractional} non-integer value(s); {family} needs "
                     "whole-number counts. Use 'exponential' or 'normal_gamma' for real values."
                 )
+
+
+@njit(cache=True, inline="always")
+def observed_indices(X, i, idx) -> int:
+    """Write the columns where row i of X is observed (not NaN) to idx; return how many."""
+    p = 0
+    for a in range(X.shape[1]):
+        if X[i, a] == X[i, a]:
+            idx[p] = a
+            p += 1
+    return p
+
+
+@njit(cache=True, inline="always")
+def cholesky_in_place(S, p) -> None:
+    """Overwrite the lower triangle of the p x p leading block of S, which holds a symmetric
+    positive definite matrix, with its lower Cholesky factor (row by row). A pivot is
+    floored at 1e-300, which only rounding can reach."""
+    for r in range(p):
+        for c in range(r + 1):
+            t = S[r, c]
+            for j in range(c):
+                t -= S[r, j] * S[c, j]
+            if r == c:
+                S[r, r] = math.sqrt(t if t > 1e-300 else 1e-300)
+            else:
+                S[r, c] = t / S[c, c]
+
+
+@njit(cache=True, inline="always")
+def forward_solve(S, p, y) -> float:
+    """In place y <- S^-1 y for the lower-triangular p x p leading block of S; returns |y|^2."""
+    q = 0.0
+    for r in range(p):
+        s = y[r]
+        for b in range(r):
+            s -= S[r, b] * y[b]
+        y[r] = s / S[r, r]
+        q += y[r] * y[r]
+    return q
+
+
+@njit(cache=True, inline="always")
+def back_solve(S, p, y) -> None:
+    """In place y <- S^-T y for the lower-triangular p x p leading block of S."""
+    for r in range(p - 1, -1, -1):
+        s = y[r]
+        for b in range(r + 1, p):
+            s -= S[b, r] * y[b]
+        y[r] = s / S[r, r]
+
+
+@njit(cache=True, inline="always")
+def log_diagonal_sum(S, p) -> float:
+    """sum ln S[r, r] over the p x p leading block: half the log-determinant of S S^T."""
+    out = 0.0
+    for r in range(p):
+        out += math.log(S[r, r])
+    return out

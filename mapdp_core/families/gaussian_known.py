@@ -44,7 +44,8 @@ import numpy as np
 import scipy.linalg
 from numba import njit
 
-from ._common import LOG_2PI, WITHIN_FRACTION, as_column_vector, observed_columns, welford_move
+from ._common import (LOG_2PI, WITHIN_FRACTION, as_column_vector, back_solve, cholesky_in_place, forward_solve,
+                      log_diagonal_sum, observed_columns, observed_indices, welford_move)
 
 SPHERICAL = "spherical_gaussian"
 KNOWN_COV = "gaussian_known_cov"
@@ -95,11 +96,7 @@ def _observed_factor(i, raw, tox, m, v, work):
     S = work[:D]
     idx = work[D]
     mx = work[D + 2]
-    p = 0
-    for a in range(D):
-        if raw[i, a] == raw[i, a]:
-            idx[p] = a
-            p += 1
+    p = observed_indices(raw, i, idx)
     for r in range(p):
         a = int(idx[r])
         t = 0.0
@@ -111,12 +108,8 @@ def _observed_factor(i, raw, tox, m, v, work):
             t = 0.0
             for j in range(D):
                 t += tox[a, j] * v[j] * tox[b, j]
-            for j in range(c):
-                t -= S[r, j] * S[c, j]
-            if r == c:
-                S[r, r] = math.sqrt(t if t > 1e-300 else 1e-300)
-            else:
-                S[r, c] = t / S[c, c]
+            S[r, c] = t
+    cholesky_in_place(S, p)
     return p
 
 
@@ -130,16 +123,10 @@ def _marginal_nlp(i, raw, tox, m, v, work):
     idx = work[D]
     y = work[D + 1]
     mx = work[D + 2]
-    q = 0.0
-    logdet_half = 0.0
     for r in range(p):
-        s = raw[i, int(idx[r])] - mx[r]
-        for b in range(r):
-            s -= S[r, b] * y[b]
-        y[r] = s / S[r, r]
-        q += y[r] * y[r]
-        logdet_half += math.log(S[r, r])
-    return 0.5 * q + logdet_half + 0.5 * p * LOG_2PI
+        y[r] = raw[i, int(idx[r])] - mx[r]
+    q = forward_solve(S, p, y)
+    return 0.5 * q + log_diagonal_sum(S, p) + 0.5 * p * LOG_2PI
 
 
 @njit(cache=True, inline="always")
@@ -153,16 +140,10 @@ def _complete_row(i, X, raw, tox, toy, m, v, work):
     y = work[D + 1]
     mx = work[D + 2]
     xf = work[D + 5]
-    for r in range(p):  # y = C_oo^-1 (x_o - m_o): forward, then back substitution
-        s = raw[i, int(idx[r])] - mx[r]
-        for b in range(r):
-            s -= S[r, b] * y[b]
-        y[r] = s / S[r, r]
-    for r in range(p - 1, -1, -1):
-        s = y[r]
-        for b in range(r + 1, p):
-            s -= S[b, r] * y[b]
-        y[r] = s / S[r, r]
+    for r in range(p):  # y = C_oo^-1 (x_o - m_o)
+        y[r] = raw[i, int(idx[r])] - mx[r]
+    forward_solve(S, p, y)
+    back_solve(S, p, y)
     for a in range(D):
         x = raw[i, a]
         if x != x and _alone(a, toy):

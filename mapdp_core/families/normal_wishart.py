@@ -45,7 +45,8 @@ import math
 import numpy as np
 from numba import njit
 
-from ._common import LOG_PI, WITHIN_FRACTION, observed_columns
+from ._common import (LOG_PI, WITHIN_FRACTION, back_solve, cholesky_in_place, forward_solve, log_diagonal_sum,
+                      observed_columns, observed_indices)
 
 NAME = "normal_wishart"
 # fam = (X, m0, c0, a0, L0, work, fill, | cnt, mean, chol, half_exp, coef, const, const_without_one)
@@ -159,24 +160,16 @@ def _observed_chol(X, i, L, work):
     D = X.shape[1]
     idx = work[2 * D + 3]
     S = work[D + 3:2 * D + 3]
-    p = 0
-    for a in range(D):
-        if X[i, a] == X[i, a]:
-            idx[p] = a
-            p += 1
+    p = observed_indices(X, i, idx)
     for r in range(p):
         a = int(idx[r])
-        for s in range(r + 1):
-            b = int(idx[s])
+        for c in range(r + 1):
+            b = int(idx[c])
             t = 0.0
             for j in range(min(a, b) + 1):
                 t += L[a, j] * L[b, j]
-            for j in range(s):
-                t -= S[r, j] * S[s, j]
-            if r == s:
-                S[r, r] = math.sqrt(t if t > 1e-300 else 1e-300)
-            else:
-                S[r, s] = t / S[s, s]
+            S[r, c] = t
+    cholesky_in_place(S, p)
     return p
 
 
@@ -195,15 +188,10 @@ def _marginal_nlp(X, i, m, L, n, c0, a0, work):
     idx = work[2 * D + 3]
     S = work[D + 3:2 * D + 3]
     y = work[1]
-    q = 0.0
-    logdet_half = 0.0
     for r in range(p):
-        s = X[i, int(idx[r])] - m[int(idx[r])]
-        for b in range(r):
-            s -= S[r, b] * y[b]
-        y[r] = s / S[r, r]
-        q += y[r] * y[r]
-        logdet_half += math.log(S[r, r])
+        y[r] = X[i, int(idx[r])] - m[int(idx[r])]
+    q = forward_solve(S, p, y)
+    logdet_half = log_diagonal_sum(S, p)
     c = c0 + n
     nu = a0 + n - D + 1.0
     return (0.5 * (nu + p) * math.log1p(c / (c + 1.0) * q) + math.lgamma(0.5 * nu) - math.lgamma(0.5 * (nu + p))
@@ -220,16 +208,10 @@ def _fill_missing(X, i, fill, m, L, work):
     idx = work[2 * D + 3]
     S = work[D + 3:2 * D + 3]
     y = work[1]
-    for r in range(p):  # y = T_oo^-1 (x_o - m_o): forward, then back substitution
-        s = X[i, int(idx[r])] - m[int(idx[r])]
-        for b in range(r):
-            s -= S[r, b] * y[b]
-        y[r] = s / S[r, r]
-    for r in range(p - 1, -1, -1):
-        s = y[r]
-        for b in range(r + 1, p):
-            s -= S[b, r] * y[b]
-        y[r] = s / S[r, r]
+    for r in range(p):  # y = T_oo^-1 (x_o - m_o)
+        y[r] = X[i, int(idx[r])] - m[int(idx[r])]
+    forward_solve(S, p, y)
+    back_solve(S, p, y)
     for a in range(D):
         if X[i, a] != X[i, a]:
             v = m[a]
