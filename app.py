@@ -22,8 +22,12 @@ PAGES = [
 ]
 page = st.navigation(PAGES)
 badge = st.sidebar.empty()
+named = common.data_badge()
+badge.markdown(named)  # before the page, so the sidebar never stands empty during a run
 st.sidebar.caption("Uploaded data stay in this browser session only: nothing is written to disk or shared.")
 try:
     page.run()
-finally:  # after the page, so that data loaded by it are named (also when the page stops early)
-    common.data_badge(badge)
+finally:  # data the page loaded are named in the same run (also when the page stops early)
+    latest = common.data_badge()
+    if latest != named:
+        badge.markdown(latest)

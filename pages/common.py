@@ -163,9 +163,9 @@ def plain_error(exc: Exception, what: str = "That did not work") -> None:
     st.error(f"{what}: {exc}")
 
 
-def data_badge(where) -> None:
-    """One line on the current data set, written into ``where`` (a sidebar placeholder)."""
+def data_badge() -> str:
+    """One line (markdown) on the current data set, for the sidebar."""
     d = data()
     gaps = " · has missing values" if d.has_gaps else ""
     truth = " · ground truth known" if d.truth is not None else ""
-    where.markdown(f"**Data:** {d.name}  \n{d.n_rows:,} rows × {len(d.features)} features{gaps}{truth}")
+    return f"**Data:** {d.name}  \n{d.n_rows:,} rows × {len(d.features)} features{gaps}{truth}"

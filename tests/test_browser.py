@@ -170,8 +170,8 @@ def test_browser_session(page):
     page.get_by_role("button", name="Generate").click()
     page.get_by_text("New data generated.").wait_for()
     _idle(page)
-    # the sidebar names the data just generated, in the same run
-    assert "Simulated clinical" in page.locator('[data-testid="stSidebarUserContent"]').inner_text()
+    # the sidebar names the data just generated, in the same run (written when the run ends)
+    page.locator('[data-testid="stSidebarUserContent"]', has_text="Simulated clinical").wait_for(timeout=60_000)
     page.screenshot(path=str(SHOTS / "3_data_clinical.png"), full_page=True)
     _no_exception(page)
     n_rows = 500
