@@ -14,11 +14,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _baseline_kernels as _bk
-from ._checks import as_data, check_int, check_nonneg, check_order, make_rng
+from ._checks import as_data, check_int, check_nonneg, check_order
+from .estimator import Control, Problem, SweepEstimator
 from .state import SweepState
 
 __all__ = ["DPMeans", "LambdaSearch", "dp_means", "dpmeans_lambda_for_k"]
@@ -110,7 +110,7 @@ def dp_means(X, lam: float, max_iter: int = 100, tol: float = 1e-9, order=None) 
     return _run(X, lam, order, max_iter, tol)
 
 
-class DPMeans(ClusterMixin, BaseEstimator):
+class DPMeans(SweepEstimator):
     """DP-means clustering (Kulis & Jordan 2012): K-means with a penalty ``lam`` per cluster.
 
     Parameters
@@ -123,6 +123,8 @@ class DPMeans(ClusterMixin, BaseEstimator):
     tol : float, default=1e-9
     shuffle : bool, default=False
         Visit the rows in a random order (from ``random_state``) instead of their order.
+    n_init : int, default=1
+        Restarts in random orders when ``shuffle`` is True; the lowest objective is kept.
     random_state : int, numpy Generator or None
         Used only when ``shuffle`` is True.
 
@@ -141,31 +143,47 @@ class DPMeans(ClusterMixin, BaseEstimator):
         Only when X has column names.
     """
 
-    def __init__(self, lam=1.0, max_iter=100, tol=1e-9, shuffle=False, random_state=None):
+    name = "DP-means"
+    input = "numeric"
+    restart_key = "objective"
+    keep = "last"
+    step = "pass"
+    monotone = "objective"
+    ui = {"lam": Control("λ for DP-means (squared distance, standardised units)", "float", 4.0, 0.0, None,
+                         help="A row farther than sqrt(λ) from every centre opens a new cluster.")}
+
+    def __init__(self, lam=1.0, max_iter=100, tol=1e-9, shuffle=False, n_init=1, random_state=None):
         self.lam = lam
         self.max_iter = max_iter
         self.tol = tol
         self.shuffle = shuffle
+        self.n_init = n_init
         self.random_state = random_state
 
-    def fit(self, X, y=None):
+    def _n_restarts(self) -> int:
+        n_init = check_int(self.n_init, "n_init", 1)
+        return n_init if self.shuffle else 1  # in input order every restart would be the same
+
+    @classmethod
+    def warm_up(cls) -> None:
+        """Compile the DP-means kernels on a tiny data set."""
+        X = np.random.default_rng(0).normal(size=(12, 2))
+        cls(1.0, max_iter=2).fit(X).predict(X[:2])
+
+    def _validate(self, X) -> Problem:
         X = np.ascontiguousarray(validate_data(self, X, dtype=np.float64, order="C", reset=True))
-        lam = _check_lam(self.lam)
-        max_iter = check_int(self.max_iter, "max_iter", 1)
-        tol = check_nonneg(self.tol, "tol")
-        N = X.shape[0]
-        order = (make_rng(self.random_state).permutation(N) if self.shuffle else np.arange(N)).astype(np.int64)
-        history = []
-        for state in _run(X, lam, order, max_iter, tol):
-            history.append(state.objective)
-        self.labels_ = np.array(state.labels)
+        settings = {"lam": _check_lam(self.lam), "max_iter": check_int(self.max_iter, "max_iter", 1),
+                    "tol": check_nonneg(self.tol, "tol")}
+        return Problem(X, X.shape[0], settings)
+
+    def _sweeps(self, problem: Problem, order, rng) -> Iterator[SweepState]:
+        s = problem.settings
+        order = np.arange(problem.n_rows, dtype=np.int64) if order is None else order
+        return _run(problem.data, s["lam"], order, s["max_iter"], s["tol"])
+
+    def _store(self, problem: Problem, state: SweepState, history) -> None:
         self.cluster_centers_ = state.summaries["mean"]
-        self.n_clusters_ = state.n_clusters
-        self.n_iter_ = state.iteration
-        self.objective_history_ = history
         self.objective_ = state.objective
-        self.converged_ = state.converged
-        return self
 
     def predict(self, X):
         """Index of the nearest centre of every row of X (new rows never open clusters)."""
@@ -175,8 +193,6 @@ class DPMeans(ClusterMixin, BaseEstimator):
         _bk.assign_nearest(X, self.cluster_centers_, labels, np.empty(X.shape[0]))
         return labels
 
-    def fit_predict(self, X, y=None):
-        return self.fit(X).labels_
 
 
 @dataclass(frozen=True)

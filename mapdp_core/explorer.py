@@ -2,8 +2,8 @@
 
 The flow is the library's (data -> spec -> arrays -> kernel -> state): an :class:`AppData`
 holds one data set as the app sees it (the table as loaded, every row in order, its
-encoded features and the likelihood per column); :func:`run_mapdp`, :func:`run_kmeans`
-and :func:`run_dpmeans` record every sweep of an algorithm as :class:`~mapdp_core.SweepState`
+encoded features and the likelihood per column); :func:`run` records every step of any
+registered algorithm (:data:`mapdp_core.ALGORITHMS`) as :class:`~mapdp_core.SweepState`
 frames, over restarts; :func:`animation_frames` turns runs into what an animation draws
 (a 2-D view, colours stable across frames and across algorithms, 2-sd ellipses, K, the
 objective and NMI/ARI per frame). :mod:`mapdp_core.figures` draws them.
@@ -23,12 +23,15 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from sklearn.base import clone
+
+from ._validation import check_int
 from .datasets import load_dataset
-from .dpmeans import dp_means, dpmeans_lambda_for_k
-from .kmeans import kmeans
+from .dpmeans import dpmeans_lambda_for_k
+from .estimator import SweepEstimator, summarize_restart
 from .loading import prepare, suggest_roles_and_families
-from .mapdp import MAPDP, map_dp
 from .metrics import clustering_scores, match_labels
+from .registry import ALGORITHMS, algorithm
 from .spec import parse
 from .state import SweepState
 from .synthetic import PLOS_SCENARIOS, clinical_simulator, crp_normal_wishart, plos_scenario
@@ -36,7 +39,7 @@ from .tuning import scaled_prior
 
 __all__ = [
     "AppData", "Run", "Frames", "scenario_data", "builtin_data", "crp_data", "clinical_data", "table_data",
-    "numeric_matrix", "projection", "display_sample", "run_mapdp", "run_kmeans", "run_dpmeans",
+    "numeric_matrix", "projection", "display_sample", "run", "estimator", "run_mapdp", "run_kmeans", "run_dpmeans",
     "with_likelihood", "suggestions", "encode_new_rows", "lambda_for_k", "fitted_model", "compare", "compare_summary", "COMPARED", "assignments", "cluster_heatmap", "animation_frames", "DISPLAY_MAX", "MAX_FRAMES",
 ]
 
@@ -47,7 +50,6 @@ DISPLAY_MAX = 4000
 #: three algorithms, 60 frames gave a median slider-to-first-frame of 1.14-1.21 s in the
 #: browser test, 20 frames 0.89-0.98 s.
 MAX_FRAMES = 20
-_CATEGORICAL = ("categorical", "bernoulli")
 
 
 # ----------------------------------------------------------------------------- data
@@ -342,21 +344,26 @@ def display_sample(n_rows: int, max_points: int = DISPLAY_MAX, seed: int = 0) ->
 
 @dataclass(frozen=True, eq=False)
 class Run:
-    """Every recorded sweep of the best of several restarts of one algorithm.
+    """Every recorded step of the best of several restarts of one algorithm.
 
     Attributes
     ----------
     algorithm : str
+        The registry name (:data:`mapdp_core.ALGORITHMS`).
     states : tuple of SweepState
-        The sweeps of the best restart (lowest final objective), in order.
+        The steps of the best restart (lowest ``restart_key``), in order.
     restarts : DataFrame
-        One row per restart: restart, K, objective, iterations, seconds, and nmi, ari when
-        ground truth exists.
+        One row per restart: restart, K, objective (the value minimised across restarts),
+        iterations, seconds, and nmi, ari when ground truth exists.
     params : dict
+        The settings as the app named them (for captions and cache keys).
     seconds : float
         Wall time of all restarts.
     stopped : bool
         True if a time budget or a stop request cut the run short.
+    estimator : SweepEstimator
+        The unfitted estimator whose restarts these are: ``clone(estimator).fit(X)`` gives the
+        same result as :func:`fitted_model` (when the run was not stopped).
     """
 
     algorithm: str
@@ -365,10 +372,16 @@ class Run:
     params: dict = field(default_factory=dict)
     seconds: float = 0.0
     stopped: bool = False
+    estimator: SweepEstimator | None = field(default=None, repr=False)
 
     @property
     def final(self) -> SweepState:
         return self.states[-1]
+
+    @property
+    def shown(self) -> SweepState:
+        """The state the algorithm reports: its last, or a sampler's most probable."""
+        return summarize_restart(iter(self.states), self.estimator.restart_key, self.estimator.keep).state
 
     @property
     def labels(self) -> np.ndarray:
@@ -384,90 +397,109 @@ def _collect(gen, deadline: float, should_stop) -> tuple[list, bool]:
     return states, False
 
 
-def _restarts(name: str, make_generator, restarts: int, truth, time_budget: float, should_stop,
-              on_restart, params: dict, score_key: str) -> Run:
-    t0 = time.perf_counter()
-    deadline = t0 + time_budget
-    rows, best, best_obj, stopped = [], None, np.inf, False
-    for r in range(restarts):
-        t = time.perf_counter()
-        states, cut = _collect(make_generator(r), deadline, should_stop)
-        final = states[-1]
-        obj = float(getattr(final, score_key))
-        row = {"restart": r + 1, "K": final.n_clusters, "objective": obj, "iterations": final.iteration,
-               "seconds": time.perf_counter() - t}
-        if truth is not None:
-            known = truth >= 0
-            sc = clustering_scores(truth[known], final.labels[known])
-            row.update(nmi=sc["nmi"], ari=sc["ari"])
-        rows.append(row)
-        if obj < best_obj or best is None:
-            best, best_obj = states, obj
-        if on_restart is not None:
-            on_restart(r + 1, restarts)
-        if cut:
-            stopped = True
-            break
-    return Run(algorithm=name, states=tuple(best), restarts=pd.DataFrame(rows), params=params,
-               seconds=time.perf_counter() - t0, stopped=stopped)
-
-
 def _prior(data: AppData, spread: float, weight: float):
     return None if spread == 1.0 and weight == 1.0 else scaled_prior(data.X, data.likelihood, spread, weight=weight)
 
 
+def estimator(data: AppData, name: str, params: dict | None = None, *, restarts: int = 1, seed: int = 0):
+    """The registered estimator ``name`` for ``data`` with the app's ``params``, and the matrix it reads.
+
+    Algorithms that read a mixed table (MAP-DP, Gibbs) get the data's likelihood per column and
+    the prior scaled by the app's knobs ``spread`` and ``weight``
+    (:func:`mapdp_core.tuning.scaled_prior`); numeric ones get :func:`numeric_matrix`. Restarts
+    visit rows in random orders where the algorithm has a visiting order (PLOS Appendix C).
+    """
+    cls = algorithm(name)
+    params = dict(params or {})
+    allowed = cls().get_params()
+    if cls.input == "mixed":
+        prior = _prior(data, float(params.pop("spread", 1.0)), float(params.pop("weight", 1.0)))
+        params.update(likelihood=data.likelihood, prior=prior)
+        X = data.X
+    else:
+        X = numeric_matrix(data)
+    if "n_clusters" in params:
+        params["n_clusters"] = int(min(max(int(params["n_clusters"]), 1), data.n_rows))
+    if "n_components" in params:
+        params["n_components"] = int(min(max(int(params["n_components"]), 1), data.n_rows))
+    unknown = sorted(set(params) - set(allowed))
+    if unknown:
+        raise ValueError(f"{name} has no setting {unknown}; its settings are {sorted(allowed)}.")
+    fixed = {"n_init": max(int(restarts), 1), "random_state": int(seed)}
+    if "shuffle" in allowed:
+        fixed["shuffle"] = True
+    return cls(**{**params, **{k: v for k, v in fixed.items() if k in allowed}}), X
+
+
+def run(data: AppData, name: str, params: dict | None = None, *, restarts: int = 1, seed: int = 0,
+        time_budget: float = 120.0, should_stop: Callable[[], bool] | None = None,
+        on_restart: Callable[[int, int], None] | None = None, X=None) -> Run:
+    """Record every step of each restart of the registered algorithm ``name`` and keep the
+    restart with the lowest ``restart_key``, exactly as the estimator's ``fit`` would choose.
+
+    ``time_budget`` (seconds, all restarts together) and ``should_stop`` (called after every
+    step; a Streamlit call there lets a click interrupt the run) cut a run short; what it
+    reached is kept and ``Run.stopped`` says so. ``X`` may pass the matrix the algorithm
+    reads (e.g. a cached :func:`numeric_matrix`).
+    """
+    est, matrix = estimator(data, name, params, restarts=restarts, seed=seed)
+    X = matrix if X is None else X
+    t0 = time.perf_counter()
+    deadline = t0 + float(time_budget)
+    n = est._n_restarts()
+    rows, best, best_value, stopped = [], None, np.inf, False
+    for r in range(n):
+        t = time.perf_counter()
+        states, cut = _collect(est.iter_sweeps(X, restart=r), deadline, should_stop)
+        summary = summarize_restart(iter(states), est.restart_key, est.keep)
+        shown = summary.state
+        row = {"restart": r + 1, "K": shown.n_clusters, "objective": summary.value, "iterations": summary.n_steps,
+               "seconds": time.perf_counter() - t}
+        if data.truth is not None and np.any(data.truth >= 0):
+            known = data.truth >= 0
+            sc = clustering_scores(data.truth[known], shown.labels[known])
+            row.update(nmi=sc["nmi"], ari=sc["ari"])
+        rows.append(row)
+        if best is None or summary.value < best_value:
+            best, best_value = states, summary.value
+        if on_restart is not None:
+            on_restart(r + 1, n)
+        if cut:
+            stopped = True
+            break
+    shown_params = {**(params or {}), "restarts": restarts, "seed": seed}
+    return Run(algorithm=name, states=tuple(best), restarts=pd.DataFrame(rows), params=shown_params,
+               seconds=time.perf_counter() - t0, stopped=stopped, estimator=est)
+
+
 def run_mapdp(data: AppData, N0: float = 3.0, spread: float = 1.0, restarts: int = 1, seed: int = 0, *,
-              weight: float = 1.0,
-              max_iter: int = 100, time_budget: float = 120.0, should_stop: Callable[[], bool] | None = None,
-              on_restart: Callable[[int, int], None] | None = None) -> Run:
-    """MAP-DP on the data's own likelihoods, the Gaussian spread of the prior times ``spread`` and
-    the other families' prior weight times ``weight`` (:func:`mapdp_core.tuning.scaled_prior`).
-    Restart 1 visits rows in input order, later ones in random orders (PLOS Appendix C); the
-    restart of lowest exact -ln p(X, z) is kept."""
-    prior = _prior(data, spread, weight)
-    rng = np.random.default_rng(seed)
-    orders = [None] + [rng.permutation(data.n_rows) for _ in range(max(restarts, 1) - 1)]
-    return _restarts("MAP-DP", lambda r: map_dp(data.X, N0, data.likelihood, prior, order=orders[r],
-                                                 max_iter=max_iter),
-                     max(restarts, 1), data.truth, time_budget, should_stop, on_restart,
-                     {"N0": N0, "spread": spread, "weight": weight, "restarts": restarts, "seed": seed},
-                     "neg_log_joint")
+              weight: float = 1.0, max_iter: int = 100, **options) -> Run:
+    """:func:`run` of MAP-DP with N0, the Gaussian spread of the prior times ``spread`` and the
+    other families' prior weight times ``weight``."""
+    return run(data, "MAP-DP", {"N0": N0, "spread": spread, "weight": weight, "max_iter": max_iter},
+               restarts=restarts, seed=seed, **options)
 
 
 def run_kmeans(data: AppData, K: int = 3, restarts: int = 1, seed: int = 0, *, max_iter: int = 300,
-               time_budget: float = 120.0, should_stop=None, on_restart=None, Z: np.ndarray | None = None) -> Run:
-    """K-means (k-means++ seeding) on :func:`numeric_matrix`; the restart of lowest sum of squares is kept."""
-    Z = numeric_matrix(data) if Z is None else Z
-    K = int(min(max(K, 1), data.n_rows))
-    rng = np.random.default_rng(seed)
-    seeds = rng.integers(0, 2 ** 31 - 1, size=max(restarts, 1))
-    return _restarts("K-means", lambda r: kmeans(Z, K, random_state=int(seeds[r]), max_iter=max_iter),
-                     max(restarts, 1), data.truth, time_budget, should_stop, on_restart,
-                     {"K": K, "restarts": restarts, "seed": seed}, "objective")
+               Z: np.ndarray | None = None, **options) -> Run:
+    """:func:`run` of K-means (k-means++ seeding) on :func:`numeric_matrix`."""
+    return run(data, "K-means", {"n_clusters": K, "max_iter": max_iter}, restarts=restarts, seed=seed, X=Z,
+               **options)
 
 
 def run_dpmeans(data: AppData, lam: float, restarts: int = 1, seed: int = 0, *, max_iter: int = 100,
-                time_budget: float = 120.0, should_stop=None, on_restart=None, Z: np.ndarray | None = None) -> Run:
-    """DP-means (Kulis & Jordan) with penalty ``lam`` on :func:`numeric_matrix`; restarts in random orders."""
-    Z = numeric_matrix(data) if Z is None else Z
-    rng = np.random.default_rng(seed)
-    orders = [None] + [rng.permutation(data.n_rows) for _ in range(max(restarts, 1) - 1)]
-    return _restarts("DP-means", lambda r: dp_means(Z, float(lam), max_iter=max_iter, order=orders[r]),
-                     max(restarts, 1), data.truth, time_budget, should_stop, on_restart,
-                     {"lambda": lam, "restarts": restarts, "seed": seed}, "objective")
+                Z: np.ndarray | None = None, **options) -> Run:
+    """:func:`run` of DP-means with penalty ``lam`` on :func:`numeric_matrix`."""
+    return run(data, "DP-means", {"lam": float(lam), "max_iter": max_iter}, restarts=restarts, seed=seed, X=Z,
+               **options)
 
 
-def fitted_model(data: AppData, run: Run) -> MAPDP:
-    """The fitted :class:`~mapdp_core.MAPDP` of a MAP-DP :class:`Run` (its best restart, as animated),
-    for prediction, imputation and profiles, without running MAP-DP again."""
-    if run.algorithm != "MAP-DP":
-        raise ValueError(f"only a MAP-DP run has a model to predict with, not {run.algorithm}.")
-    prior = _prior(data, run.params.get("spread", 1.0), run.params.get("weight", 1.0))
-    model = MAPDP(N0=run.params["N0"], likelihood=data.likelihood, prior=prior, n_init=max(1, len(run.restarts)),
-                  random_state=run.params.get("seed"))
-    parsed = parse(data.X, data.likelihood, prior)
-    return model._set_fitted(data.X, parsed, run.final, [s.objective for s in run.states],
-                             [s.neg_log_joint for s in run.states], run.restarts["objective"].to_numpy())
+def fitted_model(data: AppData, run: Run):
+    """The fitted estimator of a recorded :class:`Run` (its best restart, as animated), for
+    prediction, imputation and profiles, without running the algorithm again: the estimator's
+    public :meth:`~mapdp_core.SweepEstimator.from_states`, so it equals a refit."""
+    X = data.X if run.estimator.input == "mixed" else numeric_matrix(data)
+    return clone(run.estimator).from_states(X, run.states, run.restarts["objective"].to_numpy())
 
 
 def lambda_for_k(data: AppData, K: int, Z: np.ndarray | None = None) -> tuple[float, bool]:
@@ -477,22 +509,24 @@ def lambda_for_k(data: AppData, K: int, Z: np.ndarray | None = None) -> tuple[fl
     return float(found.lam), bool(found.reached)
 
 
-#: The algorithms :func:`compare` knows, in display order.
-COMPARED = ("MAP-DP", "K-means", "DP-means", "Gibbs", "E-M", "Variational DP")
+#: The algorithms :func:`compare` knows, in display order (the registry's).
+COMPARED = tuple(ALGORITHMS)
 
 
-def compare(data: AppData, algorithms=COMPARED, *, N0: float = 3.0, spread: float = 1.0, weight: float = 1.0,
-            K: int = 3,
-            lam: float | None = None, restarts: int = 5, seed: int = 0, gibbs_sweeps: int = 100,
-            vdp_components: int = 20, on_step: Callable[[int, int], None] | None = None) -> pd.DataFrame:
+def compare(data: AppData, algorithms=None, *, N0: float = 3.0, spread: float = 1.0, weight: float = 1.0,
+            K: int = 3, lam: float | None = None, restarts: int = 5, seed: int = 0, gibbs_sweeps: int = 100,
+            vdp_components: int = 20, time_budget: float = 600.0, should_stop: Callable[[], bool] | None = None,
+            on_step: Callable[[int, int], None] | None = None) -> pd.DataFrame:
     """Every chosen algorithm over ``restarts`` seeds: one tidy row per (algorithm, restart).
 
-    MAP-DP restarts visit rows in random orders (PLOS Appendix C) and the collapsed Gibbs
-    sampler (Neal's Algorithm 3, the PLOS comparator) reports the most probable partition it
-    visits in ``gibbs_sweeps`` sweeps; both use the data's own likelihoods. K-means (k-means++),
-    DP-means (``lam``, by default the lambda giving MAP-DP's K), E-M for a full-covariance
-    Gaussian mixture with K components and the variational DP Gaussian mixture (Blei & Jordan,
-    truncated at ``vdp_components``) run on :func:`numeric_matrix`.
+    Each algorithm is a :func:`run` with its restarts. MAP-DP restarts visit rows in random
+    orders (PLOS Appendix C) and the collapsed Gibbs sampler (Neal's Algorithm 3, the PLOS
+    comparator) reports the most probable partition it visits in ``gibbs_sweeps`` sweeps;
+    both use the data's own likelihoods. K-means (k-means++), DP-means (``lam``, by default
+    the lambda giving MAP-DP's K), E-M for a full-covariance Gaussian mixture with K
+    components and the variational DP Gaussian mixture (Blei & Jordan, truncated at
+    ``vdp_components``) run on :func:`numeric_matrix`. ``time_budget`` (seconds, for the
+    whole comparison) and ``should_stop`` end it early with the restarts done so far.
 
     Returns
     -------
@@ -500,60 +534,40 @@ def compare(data: AppData, algorithms=COMPARED, *, N0: float = 3.0, spread: floa
         algorithm, restart, K, iterations, seconds, objective (each algorithm's own, not
         comparable across algorithms), and nmi, ari when the data have ground truth.
     """
-    from .gibbs import collapsed_gibbs
-    from .mixtures import em_gaussian_mixture, variational_dp
-
-    unknown = [a for a in algorithms if a not in COMPARED]
+    algorithms = list(ALGORITHMS) if algorithms is None else list(algorithms)
+    unknown = [a for a in algorithms if a not in ALGORITHMS]
     if unknown:
-        raise ValueError(f"unknown algorithm(s) {unknown}; choose among {list(COMPARED)}.")
-    if int(restarts) < 1:
-        raise ValueError("restarts must be at least 1.")
-    prior = _prior(data, spread, weight)
-    Z = numeric_matrix(data) if any(a not in ("MAP-DP", "Gibbs") for a in algorithms) else None
-    rng = np.random.default_rng(seed)
-    seeds = rng.integers(0, 2 ** 31 - 1, size=int(restarts))
-    orders = [None] + [rng.permutation(data.n_rows) for _ in range(int(restarts) - 1)]
-    if "DP-means" in algorithms and lam is None:
-        k_map = run_mapdp(data, N0, spread, weight=weight).final.n_clusters
-        lam = lambda_for_k(data, k_map, Z)[0]
-    K = int(min(max(K, 1), data.n_rows))
-    rows, total, done = [], len(algorithms) * int(restarts), 0
+        raise ValueError(f"unknown algorithm(s) {unknown}; choose among {list(ALGORITHMS)}.")
+    restarts = check_int(restarts, "restarts", 1)
+    mixed = {"N0": N0, "spread": spread, "weight": weight}
+    settings = {"MAP-DP": mixed, "Gibbs": {**mixed, "n_sweeps": int(gibbs_sweeps)}, "K-means": {"n_clusters": K},
+                "E-M": {"n_components": K}, "Variational DP": {"n_components": vdp_components}}
+    Z = numeric_matrix(data) if any(ALGORITHMS[a].input == "numeric" for a in algorithms) else None
+    if "DP-means" in algorithms:
+        if lam is None:
+            lam = lambda_for_k(data, run_mapdp(data, N0, spread, weight=weight).final.n_clusters, Z)[0]
+        settings["DP-means"] = {"lam": float(lam)}
+    deadline = time.perf_counter() + float(time_budget)
+    tables, done, total = [], 0, len(algorithms) * restarts
+
+    def step(finished, n):
+        if on_step is not None:
+            on_step(done + finished, total)
+
     for name in algorithms:
-        for r in range(int(restarts)):
-            t = time.perf_counter()
-            if name == "MAP-DP":
-                states = list(map_dp(data.X, N0, data.likelihood, prior, order=orders[r]))
-                best = states[-1]
-            elif name == "Gibbs":
-                states = collapsed_gibbs(data.X, N0, data.likelihood, prior, n_sweeps=int(gibbs_sweeps),
-                                         random_state=int(seeds[r]), order=orders[r])
-                best, n = None, 0
-                for st in states:
-                    n += 1
-                    if best is None or st.neg_log_joint < best.neg_log_joint:
-                        best = st
-                best = SweepState(**{**best.__dict__, "iteration": n})
-            elif name == "K-means":
-                best = list(kmeans(Z, K, random_state=int(seeds[r])))[-1]
-            elif name == "DP-means":
-                best = list(dp_means(Z, float(lam), order=orders[r]))[-1]
-            elif name == "E-M":
-                best = list(em_gaussian_mixture(Z, K, random_state=int(seeds[r])))[-1]
-            else:
-                best = list(variational_dp(Z, int(min(vdp_components, data.n_rows)),
-                                           random_state=int(seeds[r])))[-1]
-            obj = best.neg_log_joint if name in ("MAP-DP", "Gibbs") else best.objective
-            row = {"algorithm": name, "restart": r + 1, "K": best.n_clusters, "iterations": best.iteration,
-                   "seconds": time.perf_counter() - t, "objective": float(obj)}
-            if data.truth is not None and np.any(data.truth >= 0):
-                known = data.truth >= 0
-                sc = clustering_scores(data.truth[known], best.labels[known])
-                row.update(nmi=sc["nmi"], ari=sc["ari"])
-            rows.append(row)
-            done += 1
-            if on_step is not None:
-                on_step(done, total)
-    return pd.DataFrame(rows)
+        left = deadline - time.perf_counter()
+        if left <= 0 or (should_stop is not None and should_stop()):
+            break
+        X = Z if ALGORITHMS[name].input == "numeric" else None
+        result = run(data, name, settings.get(name, {}), restarts=restarts, seed=seed, time_budget=left,
+                     should_stop=should_stop, on_restart=step, X=X)
+        tables.append(result.restarts.assign(algorithm=name))
+        done += restarts
+    if not tables:
+        return pd.DataFrame(columns=["algorithm", "restart", "K", "iterations", "seconds", "objective"])
+    table = pd.concat(tables, ignore_index=True)
+    first = ["algorithm", "restart", "K", "iterations", "seconds", "objective"]
+    return table[first + [c for c in table.columns if c not in first]]
 
 
 def compare_summary(table: pd.DataFrame) -> pd.DataFrame:

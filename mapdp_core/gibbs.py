@@ -10,22 +10,14 @@ cluster keeps the chain there for a very long time).
 """
 from __future__ import annotations
 
-import numbers
 from typing import Iterator
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClusterMixin
 
-from ._checks import check_order
-from .mapdp import _check_params, _run
-from .spec import parse
+from ._validation import check_int
+from .estimator import Problem, SweepEstimator
+from .mapdp import MAPDP, _run
 from .state import SweepState
-
-
-def _check_sweeps(n_sweeps) -> int:
-    if isinstance(n_sweeps, bool) or not isinstance(n_sweeps, numbers.Integral) or n_sweeps < 1:
-        raise ValueError(f"n_sweeps must be a whole number >= 1, got {n_sweeps!r}.")
-    return int(n_sweeps)
 
 
 def collapsed_gibbs(X, N0: float = 3.0, likelihood="normal_wishart", prior=None, *, n_sweeps: int = 600,
@@ -34,17 +26,24 @@ def collapsed_gibbs(X, N0: float = 3.0, likelihood="normal_wishart", prior=None,
 
     Parameters are those of :func:`mapdp_core.map_dp`; ``n_sweeps`` sweeps are always run
     (PLOS Section 5 ran 600). ``random_state`` seeds the draws. Each state carries the
-    exact -ln p(X, z | N0, theta0), by which the best state of a chain is chosen.
+    exact -ln p(X, z | N0, theta0), by which the best state of a chain is chosen. The
+    generator of :meth:`CollapsedGibbs.iter_sweeps`.
     """
-    _check_params(N0, 0.0, 1)
-    n_sweeps = _check_sweeps(n_sweeps)
-    parsed = parse(X, likelihood, prior)
-    order = check_order(order, parsed.X.shape[0])
-    return _run(parsed, float(N0), order, 0.0, n_sweeps, np.random.default_rng(random_state))
+    model = CollapsedGibbs(N0=N0, likelihood=likelihood, prior=prior, n_sweeps=n_sweeps, random_state=random_state)
+    return model.iter_sweeps(X, order=order)
 
 
-class CollapsedGibbs(ClusterMixin, BaseEstimator):
+class CollapsedGibbs(SweepEstimator):
     """Collapsed Gibbs sampler that keeps the most probable partition it visits.
+
+    Parameters
+    ----------
+    N0, likelihood, prior : as :class:`~mapdp_core.MAPDP`.
+    n_sweeps : int, default=600
+        Sweeps of each chain (all are run: a sampler does not converge to a point).
+    n_init : int, default=1
+        Chains, each with its own seed; the most probable state over all chains is kept.
+    random_state : int, Generator or None
 
     Attributes
     ----------
@@ -56,28 +55,38 @@ class CollapsedGibbs(ClusterMixin, BaseEstimator):
         Sweeps run.
     """
 
-    def __init__(self, N0=3.0, likelihood="normal_wishart", prior=None, n_sweeps=600, random_state=None):
+    name = "Gibbs"
+    input = "mixed"
+    restart_key = "neg_log_joint"
+    keep = "best"
+    step = "sweep"
+    monotone = None  # a sampler wanders
+
+    def __init__(self, N0=3.0, likelihood="normal_wishart", prior=None, n_sweeps=600, n_init=1, random_state=None):
         self.N0 = N0
         self.likelihood = likelihood
         self.prior = prior
         self.n_sweeps = n_sweeps
+        self.n_init = n_init
         self.random_state = random_state
 
-    def fit(self, X, y=None):
-        best = None
-        joints, ks = [], []
-        for state in collapsed_gibbs(X, self.N0, self.likelihood, self.prior, n_sweeps=self.n_sweeps,
-                                     random_state=self.random_state):
-            joints.append(state.neg_log_joint)
-            ks.append(state.n_clusters)
-            if best is None or state.neg_log_joint < best.neg_log_joint:
-                best = state
-        self.labels_ = np.array(best.labels)
-        self.n_clusters_ = best.n_clusters
-        self.neg_log_joint_ = best.neg_log_joint
-        self.best_iteration_ = best.iteration
-        self.neg_log_joint_history_ = joints
-        self.n_clusters_history_ = ks
-        self.n_iter_ = len(joints)
-        self.n_features_in_ = np.asarray(X).shape[1] if np.ndim(X) == 2 else 1
-        return self
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # gaps are marginalised, as in MAP-DP
+        return tags
+
+    def _validate(self, X) -> Problem:
+        n_sweeps = check_int(self.n_sweeps, "n_sweeps", 1)
+        problem = MAPDP(N0=self.N0, likelihood=self.likelihood, prior=self.prior, max_iter=n_sweeps)._validate(X)
+        return Problem(problem.data, problem.n_rows, {**problem.settings, "n_sweeps": n_sweeps})
+
+    def _sweeps(self, problem: Problem, order, rng) -> Iterator[SweepState]:
+        order = np.arange(problem.n_rows, dtype=np.int64) if order is None else order
+        return _run(problem.data, problem.settings["N0"], order, 0.0, problem.settings["n_sweeps"], rng)
+
+    def _store(self, problem: Problem, state: SweepState, history) -> None:
+        self.neg_log_joint_ = state.neg_log_joint
+        self.best_iteration_ = state.iteration
+        self.neg_log_joint_history_ = history.neg_log_joints
+        self.n_clusters_history_ = history.n_clusters
+        self.n_features_in_ = problem.data.X.shape[1]

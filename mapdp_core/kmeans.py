@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _baseline_kernels as _bk
 from ._checks import as_data, check_int, check_nonneg, make_rng
+from .estimator import Control, Problem, SweepEstimator
 from .state import SweepState
 
 __all__ = ["KMeans", "KMeansBIC", "kmeans", "kmeans_bic", "kmeans_plusplus"]
@@ -201,30 +201,9 @@ def kmeans(X, n_clusters, init="k-means++", random_state=None, max_iter: int = 3
     return _lloyd(X, centres, max_iter, _tolerance(X, tol))
 
 
-def _best_of(X: np.ndarray, K: int, init, n_init: int, max_iter: int, tol_abs: float, rng):
-    """Run Lloyd ``n_init`` times; returns (labels, centres, inertia, n_iter, history, converged) of the lowest inertia."""
-    best = None
-    runs = 1 if not isinstance(init, str) else n_init
-    for _ in range(runs):
-        centres0 = _initial_centres(X, K, init, rng)
-        history = []
-        for state in _lloyd(X, centres0, max_iter, tol_abs):
-            history.append(state.objective)
-        centres = state.summaries["mean"]
-        labels = np.array(state.labels)
-        if not (state.converged and state.n_changed == 0):
-            # as scikit-learn: labels that match the final centres
-            dist = np.empty(X.shape[0])
-            _bk.assign_nearest(X, centres, labels, dist)
-        inertia = float(_bk.squared_error(X, labels, centres))
-        if best is None or inertia < best[2]:
-            best = (labels, centres, inertia, state.iteration, history, state.converged)
-    return best
-
-
 # ----------------------------------------------------------------------------- estimator
 
-class KMeans(ClusterMixin, BaseEstimator):
+class KMeans(SweepEstimator):
     """K-means clustering by Lloyd's algorithm (PLOS Algorithm 1) with k-means++ seeding.
 
     The same algorithm as :func:`kmeans`, restarted ``n_init`` times; the run with the
@@ -259,6 +238,15 @@ class KMeans(ClusterMixin, BaseEstimator):
         Only when X has column names.
     """
 
+    name = "K-means"
+    input = "numeric"
+    restart_key = "objective"  # the inertia
+    keep = "last"
+    step = "iteration"
+    monotone = "objective"
+    ui = {"n_clusters": Control("K for K-means", "int", 3, 1, 30,
+                                help="K-means needs the number of clusters in advance.")}
+
     def __init__(self, n_clusters=8, init="k-means++", n_init=10, max_iter=300, tol=1e-4,
                  random_state=None):
         self.n_clusters = n_clusters
@@ -268,25 +256,47 @@ class KMeans(ClusterMixin, BaseEstimator):
         self.tol = tol
         self.random_state = random_state
 
-    def fit(self, X, y=None):
-        X = validate_data(self, X, dtype=np.float64, order="C", reset=True)
-        X = np.ascontiguousarray(X)
+    def _n_restarts(self) -> int:
         n_init = check_int(self.n_init, "n_init", 1)
+        return n_init if isinstance(self.init, str) else 1  # given centres: one run
+
+    @classmethod
+    def warm_up(cls) -> None:
+        """Compile the Lloyd kernels on a tiny data set."""
+        X = np.random.default_rng(0).normal(size=(12, 2))
+        cls(2, n_init=1, max_iter=2, random_state=0).fit(X).predict(X[:2])
+
+    def _validate(self, X) -> Problem:
+        X = np.ascontiguousarray(validate_data(self, X, dtype=np.float64, order="C", reset=True))
         max_iter = check_int(self.max_iter, "max_iter", 1)
         tol = check_nonneg(self.tol, "tol")
         K = None if (not isinstance(self.init, str) and self.n_clusters is None) else self.n_clusters
         if K is not None:
             _check_k(K, X.shape[0])
-        rng = make_rng(self.random_state)
-        labels, centres, inertia, n_iter, history, converged = _best_of(
-            X, K, self.init, n_init, max_iter, _tolerance(X, tol), rng)
+        elif isinstance(self.init, str):
+            raise ValueError("n_clusters is required unless init is an array of initial centres.")
+        if isinstance(self.init, str) and self.init not in ("k-means++", "random"):
+            raise ValueError(f"init must be 'k-means++', 'random' or an array of shape (n_clusters, n_features); "
+                             f"got {self.init!r}.")
+        if not isinstance(self.init, str):
+            _initial_centres(X, K, self.init, None)  # checks the given centres now
+        return Problem(X, X.shape[0], {"K": K, "max_iter": max_iter, "tol_abs": _tolerance(X, tol)})
+
+    def _sweeps(self, problem: Problem, order, rng) -> Iterator[SweepState]:
+        s = problem.settings
+        centres = _initial_centres(problem.data, s["K"], self.init, rng)
+        return _lloyd(problem.data, centres, s["max_iter"], s["tol_abs"])
+
+    def _store(self, problem: Problem, state: SweepState, history) -> None:
+        X = problem.data
+        centres = state.summaries["mean"]
+        labels = np.array(state.labels)
+        if not (state.converged and state.n_changed == 0):
+            # as scikit-learn: labels that match the final centres
+            _bk.assign_nearest(X, centres, labels, np.empty(X.shape[0]))
         self.labels_ = labels
         self.cluster_centers_ = centres
-        self.inertia_ = inertia
-        self.n_iter_ = n_iter
-        self.objective_history_ = history
-        self.converged_ = converged
-        return self
+        self.inertia_ = float(_bk.squared_error(X, labels, centres))
 
     def predict(self, X):
         """Index of the nearest centre of every row of X."""
@@ -295,9 +305,6 @@ class KMeans(ClusterMixin, BaseEstimator):
         labels = np.empty(X.shape[0], dtype=np.int64)
         _bk.assign_nearest(X, self.cluster_centers_, labels, np.empty(X.shape[0]))
         return labels
-
-    def fit_predict(self, X, y=None):
-        return self.fit(X).labels_
 
     def score(self, X, y=None):
         """Minus the sum of squared distances of the rows of X to their nearest centre."""
@@ -394,11 +401,12 @@ def kmeans_bic(X, k_range=range(1, 21), n_init: int = 10, random_state=None, *, 
         raise ValueError("k_range has repeated values; pass each K once.")
     n_init = check_int(n_init, "n_init", 1)
     max_iter = check_int(max_iter, "max_iter", 1)
-    tol_abs = _tolerance(X, check_nonneg(tol, "tol"))
+    tol = check_nonneg(tol, "tol")
     rng = make_rng(random_state)
     rows, fits = [], {}
     for K in ks:
-        labels, centres, inertia, *_ = _best_of(X, K, "k-means++", n_init, max_iter, tol_abs, rng)
+        fit = KMeans(K, n_init=n_init, max_iter=max_iter, tol=tol, random_state=int(rng.integers(0, 2**63 - 1))).fit(X)
+        labels, centres, inertia = fit.labels_, fit.cluster_centers_, fit.inertia_
         bic, loglik, n_params, var = _bic(np.bincount(labels, minlength=K), inertia, N, D)
         rows.append({"n_clusters": K, "bic": bic, "log_likelihood": loglik, "n_parameters": n_params,
                      "inertia": inertia, "variance": var})

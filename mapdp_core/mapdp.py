@@ -13,11 +13,10 @@ from typing import Iterator
 
 import numpy as np
 from scipy.special import gammaln
-from sklearn.base import BaseEstimator, ClusterMixin
-
 from . import _kernels
-from ._checks import check_order
 from ._model import ModelData
+from ._validation import check_int
+from .estimator import Control, Problem, SweepEstimator
 from .spec import ParsedData, parse
 from .state import SweepState
 
@@ -80,14 +79,15 @@ def map_dp(X, N0: float = 3.0, likelihood="normal_wishart", prior=None, *, order
     """Run MAP-DP and yield one immutable :class:`SweepState` per sweep.
 
     Everything is validated before this function returns, so bad input raises here and
-    not at the first ``next()``.
+    not at the first ``next()``. The generator of :meth:`MAPDP.iter_sweeps` with rows in
+    ``order`` (one run, no restarts).
 
     Parameters
     ----------
     X : array-like of shape (N, D) or DataFrame
-        NaN marks a missing value, left out of the row's likelihood (for a Normal-Wishart
-        block, the Student-t marginal of the observed entries; every family except
-        gaussian_known_cov). Text columns of a DataFrame are categorical codes in order of the sorted labels.
+        NaN marks a missing value, left out of the row's likelihood exactly (for a Gaussian
+        block, the marginal of the observed entries; PLOS Appendix F). Text columns of a
+        DataFrame are categorical codes in order of the sorted labels.
     N0 : float > 0, default 3.0
         Concentration (prior count) of the Dirichlet process: a larger N0 opens clusters more
         easily. 3 is the value of the PLOS Section 5 experiments.
@@ -108,10 +108,8 @@ def map_dp(X, N0: float = 3.0, likelihood="normal_wishart", prior=None, *, order
     ------
     SweepState
     """
-    _check_params(N0, tol, max_iter)
-    parsed = parse(X, likelihood, prior)
-    order = check_order(order, parsed.X.shape[0])
-    return _run(parsed, float(N0), order, float(tol), int(max_iter))
+    model = MAPDP(N0=N0, likelihood=likelihood, prior=prior, shuffle=False, tol=tol, max_iter=max_iter)
+    return model.iter_sweeps(X, order=order)
 
 
 def default_prior(likelihood: str, X) -> dict:
@@ -122,37 +120,7 @@ def default_prior(likelihood: str, X) -> dict:
     return parsed.blocks[0].prior
 
 
-def warm_up() -> float:
-    """Compile (or load from numba's disk cache) every kernel; returns the seconds it took.
-
-    Runs MAP-DP once on a tiny data set that uses every family, so that the first real
-    run in an app does not pay for compilation.
-    """
-    t0 = time.perf_counter()
-    rng = np.random.default_rng(0)
-    n = 12
-    X = np.column_stack([
-        rng.normal(size=n), rng.normal(size=n), rng.normal(size=n), rng.normal(size=n),
-        rng.normal(size=n), rng.integers(0, 2, n), rng.integers(0, 3, n), rng.integers(0, 3, n),
-        rng.poisson(2.0, n), rng.exponential(1.0, n), rng.geometric(0.5, n) - 1,
-        rng.normal(size=n),
-    ]).astype(float)
-    likelihood = {(0, 1): "normal_wishart", 2: "normal_gamma", 3: "spherical_gaussian", 4: "spherical_gaussian",
-                  5: "bernoulli", 6: "binomial", 7: "categorical", 8: "poisson", 9: "exponential",
-                  10: "geometric", 11: "gaussian_known_cov"}
-    for _ in map_dp(X, 1.0, likelihood, max_iter=3):
-        pass
-    from .dpmeans import dp_means
-    from .kmeans import kmeans
-
-    for _ in kmeans(X[:, :2], 2, random_state=0, max_iter=2):
-        pass
-    for _ in dp_means(X[:, :2], 1.0, max_iter=2):
-        pass
-    return time.perf_counter() - t0
-
-
-class MAPDP(ClusterMixin, BaseEstimator):
+class MAPDP(SweepEstimator):
     """MAP-DP clustering: MAP inference in a Dirichlet process mixture.
 
     Parameters
@@ -192,6 +160,17 @@ class MAPDP(ClusterMixin, BaseEstimator):
     n_features_in_ : int
     """
 
+    name = "MAP-DP"
+    input = "mixed"
+    restart_key = "neg_log_joint"  # exact and order-free, unlike E
+    keep = "last"
+    step = "sweep"
+    monotone = "neg_log_joint"  # from the second sweep on (the first replaces a count, Appendix B)
+    ui = {
+        "N0": Control("N0, the concentration", "float", 3.0, 1e-2, 1e3, log=True,
+                      help="The prior count of a new cluster: larger N0, more clusters a priori (PLOS eq 7)."),
+    }
+
     def __init__(self, N0=3.0, likelihood="normal_wishart", prior=None, n_init=1, shuffle=True,
                  tol=1e-6, max_iter=100, random_state=None, n_jobs=None):
         self.N0 = N0
@@ -209,57 +188,51 @@ class MAPDP(ClusterMixin, BaseEstimator):
         tags.input_tags.allow_nan = True  # NaN marks a missing value, marginalised (PLOS Appendix F)
         return tags
 
-    def fit(self, X, y=None):
-        from joblib import Parallel, delayed
+    def _n_restarts(self) -> int:
+        n_init = check_int(self.n_init, "n_init", 1)
+        return n_init if self.shuffle else 1  # in input order every restart would be the same
 
+    @classmethod
+    def warm_up(cls) -> None:
+        """Compile the MAP-DP kernels on a tiny table that uses every likelihood family."""
+        rng = np.random.default_rng(0)
+        n = 12
+        X = np.column_stack([
+            rng.normal(size=n), rng.normal(size=n), rng.normal(size=n), rng.normal(size=n),
+            rng.normal(size=n), rng.integers(0, 2, n), rng.integers(0, 3, n), rng.integers(0, 3, n),
+            rng.poisson(2.0, n), rng.exponential(1.0, n), rng.geometric(0.5, n) - 1,
+            rng.normal(size=n),
+        ]).astype(float)
+        likelihood = {(0, 1): "normal_wishart", 2: "normal_gamma", 3: "spherical_gaussian", 4: "spherical_gaussian",
+                      5: "bernoulli", 6: "binomial", 7: "categorical", 8: "poisson", 9: "exponential",
+                      10: "geometric", 11: "gaussian_known_cov"}
+        cls(N0=1.0, likelihood=likelihood, max_iter=3, shuffle=False).fit(X).predict(X[:2])
+
+    def _validate(self, X) -> Problem:
         _check_params(self.N0, self.tol, self.max_iter)
-        if isinstance(self.n_init, bool) or not isinstance(self.n_init, numbers.Integral) or self.n_init < 1:
-            raise ValueError(f"n_init must be a whole number >= 1, got {self.n_init!r}.")
         parsed = parse(X, self.likelihood, self.prior)
-        N = parsed.X.shape[0]
-        rng = np.random.default_rng(self.random_state)
-        n_runs = self.n_init if self.shuffle else 1
-        orders = [rng.permutation(N).astype(np.int64) if self.shuffle else np.arange(N, dtype=np.int64)
-                  for _ in range(n_runs)]
+        return Problem(parsed, parsed.X.shape[0], {"N0": float(self.N0), "input": X})
 
-        def one(order):
-            """Final state and per-sweep histories of one restart (not every labelling)."""
-            objectives, joints = [], []
-            for state in _run(parsed, float(self.N0), order, float(self.tol), int(self.max_iter)):
-                objectives.append(state.objective)
-                joints.append(state.neg_log_joint)
-            return state, objectives, joints
+    def _sweeps(self, problem: Problem, order, rng) -> Iterator[SweepState]:
+        N = problem.n_rows
+        order = np.arange(N, dtype=np.int64) if order is None else order
+        return _run(problem.data, problem.settings["N0"], order, float(self.tol), int(self.max_iter))
 
-        if n_runs == 1:
-            runs = [one(orders[0])]
-        else:
-            runs = Parallel(n_jobs=self.n_jobs, prefer="threads")(delayed(one)(o) for o in orders)
-        finals = np.array([r[0].neg_log_joint for r in runs])
-        last, objectives, joints = runs[int(np.argmin(finals))]
-        return self._set_fitted(X, parsed, last, objectives, joints, finals)
-
-    def _set_fitted(self, X, parsed, last, objectives, joints, finals):
-        """Store the fitted attributes from the final state of the best restart (also used by
-        :func:`mapdp_core.explorer.fitted_model` to wrap a run recorded sweep by sweep)."""
-        self.labels_ = np.array(last.labels)
-        self.n_clusters_ = last.n_clusters
-        self.objective_history_ = objectives
-        self.neg_log_joint_history_ = joints
-        self.neg_log_joint_ = last.neg_log_joint
-        self.n_iter_ = last.iteration
-        self.converged_ = last.converged
-        self.cluster_sizes_ = np.array(last.cluster_sizes)
-        self.cluster_summaries_ = last.summaries
-        self.restart_neg_log_joints_ = finals
+    def _store(self, problem: Problem, state: SweepState, history) -> None:
+        parsed = problem.data
+        self.neg_log_joint_history_ = history.neg_log_joints
+        self.neg_log_joint_ = state.neg_log_joint
+        self.cluster_summaries_ = state.summaries
+        self.restart_neg_log_joints_ = self.restart_values_
         self.prior_ = [{"family": b.family, "columns": b.names, **b.prior} for b in parsed.blocks]
+        self.N0_ = problem.settings["N0"]
         self.n_features_in_ = parsed.X.shape[1]
-        if hasattr(X, "columns"):
+        if hasattr(problem.settings["input"], "columns"):
             self.feature_names_in_ = np.asarray(parsed.names, dtype=object)
         # the fitted statistics, for prediction (Appendix E); rebuilt after unpickling
         self._parsed = parsed
         self._model = None
         self._fitted_model()
-        return self
 
     def impute(self):
         """The training data with each missing entry filled from its row's cluster (for
@@ -321,7 +294,7 @@ class MAPDP(ClusterMixin, BaseEstimator):
         nlp, nlp_prior = model.score_rows(M, self.n_clusters_)
         logw = np.empty((len(M), self.n_clusters_ + 1))
         logw[:, :-1] = np.log(self.cluster_sizes_)[None, :] - nlp
-        logw[:, -1] = math.log(self.N0) - nlp_prior
+        logw[:, -1] = math.log(self.N0_) - nlp_prior
         return logw
 
     def predict_proba(self, X) -> np.ndarray:
@@ -345,7 +318,7 @@ class MAPDP(ClusterMixin, BaseEstimator):
         f(x | theta_k) + N0/(N0+N) f(x | theta0), for each new row."""
         logw = self._log_weights(X)
         top = logw.max(axis=1)
-        return top + np.log(np.exp(logw - top[:, None]).sum(axis=1)) - math.log(self.N0 + len(self.labels_))
+        return top + np.log(np.exp(logw - top[:, None]).sum(axis=1)) - math.log(self.N0_ + len(self.labels_))
 
     def score(self, X, y=None) -> float:
         """Mean held-out log predictive density (for cross-validation of N0 and priors)."""

@@ -18,6 +18,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.mixture import BayesianGaussianMixture, GaussianMixture
 
+from .estimator import Control, Problem, SweepEstimator
 from .state import SweepState
 
 _COVARIANCE_TYPES = ("full", "tied", "diag", "spherical")
@@ -115,3 +116,75 @@ def variational_dp(X, n_components: int = 20, *, weight_concentration_prior=None
         weight_concentration_prior_type="dirichlet_process", weight_concentration_prior=weight_concentration_prior,
         random_state=random_state)
     return _iterate(model, X, max_iter, tol, "Variational DP", covariance_type)
+
+
+def _seed(rng: np.random.Generator) -> int:
+    """An int seed for scikit-learn from the restart's generator."""
+    return int(rng.integers(0, 2**31 - 1))
+
+
+class EMGaussianMixture(SweepEstimator):
+    """E-M for a finite Gaussian mixture with ``n_components`` components (PLOS Section 2.1),
+    restarted ``n_init`` times; the lowest ``objective`` (-N times the average log-likelihood)
+    is kept. Labels are the most responsible component among those that have points."""
+
+    name = "E-M"
+    input = "numeric"
+    restart_key = "objective"
+    keep = "last"
+    step = "iteration"
+    monotone = "objective"
+    ui = {"n_components": Control("Components (K) for E-M", "int", 3, 1, 30)}
+
+    def __init__(self, n_components=3, covariance_type="full", max_iter=100, tol=1e-3, n_init=1,
+                 random_state=None):
+        self.n_components = n_components
+        self.covariance_type = covariance_type
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_init = n_init
+        self.random_state = random_state
+
+    def _validate(self, X) -> Problem:
+        X = _check(X, self.n_components, self.max_iter, self.tol, self.covariance_type)
+        return Problem(X, X.shape[0])
+
+    def _sweeps(self, problem: Problem, order, rng) -> Iterator[SweepState]:
+        model = GaussianMixture(n_components=self.n_components, covariance_type=self.covariance_type,
+                                max_iter=1, tol=0.0, warm_start=True, random_state=_seed(rng))
+        return _iterate(model, problem.data, self.max_iter, self.tol, self.name, self.covariance_type)
+
+
+class VariationalDP(SweepEstimator):
+    """Variational inference in a truncated DP Gaussian mixture (Blei & Jordan 2006), as
+    :func:`variational_dp`, restarted ``n_init`` times; the lowest ``objective`` (-N times
+    the evidence lower bound) is kept."""
+
+    name = "Variational DP"
+    input = "numeric"
+    restart_key = "objective"
+    keep = "last"
+    step = "iteration"
+    monotone = None  # scikit-learn's bound can dip by rounding between single iterations
+    ui = {"n_components": Control("Truncation (most components)", "int", 20, 1, 100)}
+
+    def __init__(self, n_components=20, covariance_type="full", weight_concentration_prior=None, max_iter=200,
+                 tol=1e-3, n_init=1, random_state=None):
+        self.n_components = n_components
+        self.covariance_type = covariance_type
+        self.weight_concentration_prior = weight_concentration_prior
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_init = n_init
+        self.random_state = random_state
+
+    def _validate(self, X) -> Problem:
+        X = _check(X, self.n_components, self.max_iter, self.tol, self.covariance_type)
+        return Problem(X, X.shape[0])
+
+    def _sweeps(self, problem: Problem, order, rng) -> Iterator[SweepState]:
+        model = BayesianGaussianMixture(
+            n_components=self.n_components, covariance_type=self.covariance_type, max_iter=1, tol=0.0,
+            warm_start=True, weight_concentration_prior_type="dirichlet_process",
+            weight_concentration_prior=self.weight_concentration_prior, random_state=_seed(rng))
+        return _iterate(model, problem.data, self.max_iter, self.tol, self.name, self.covariance_type)

@@ -2,6 +2,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.base import clone
 from scipy.optimize import linear_sum_assignment
 
 from mapdp_core import MAPDP, clustering_scores, explorer, figures
@@ -81,10 +82,14 @@ def test_display_sample():
     assert s.size == 4000 and np.all(np.diff(s) > 0) and s.max() < 100_000
 
 
-def test_run_mapdp_first_restart_is_the_identity_order_fit(scenario):
-    run = explorer.run_mapdp(scenario, N0=3.0, restarts=1)
-    model = MAPDP(N0=3.0, likelihood=scenario.likelihood, shuffle=False).fit(scenario.X)
+@pytest.mark.parametrize("restarts", [1, 3])
+def test_run_is_what_the_estimator_fits(scenario, restarts):
+    """One restart plan: refitting the run's estimator gives the labels the app animates."""
+    run = explorer.run_mapdp(scenario, N0=3.0, restarts=restarts, seed=7)
+    model = clone(run.estimator).fit(scenario.X)
+    assert isinstance(model, MAPDP) and model.n_init == restarts
     assert np.array_equal(run.labels, model.labels_)
+    np.testing.assert_allclose(run.restarts["objective"], model.restart_neg_log_joints_)
     assert [s.iteration for s in run.states] == list(range(1, len(run.states) + 1))
 
 
@@ -109,15 +114,16 @@ def test_kmeans_and_dpmeans_runs(scenario):
 
 
 def test_animation_frames_colours_are_stable_and_final_frames_match_the_truth(scenario):
-    runs = [explorer.run_mapdp(scenario, 3.0), explorer.run_kmeans(scenario, 3)]
+    # at most MAX_FRAMES sweeps, so that no frame is thinned away
+    runs = [explorer.run_mapdp(scenario, 3.0, max_iter=explorer.MAX_FRAMES), explorer.run_kmeans(scenario, 3)]
     coords, _ = explorer.projection(scenario)
-    sample = explorer.display_sample(scenario.n_rows, 250)
+    sample = np.arange(scenario.n_rows)  # every row: the truth is matched on every row
     fr = explorer.animation_frames(runs, coords, sample, scenario.truth)
     assert fr.algorithms == ["MAP-DP", "K-means"]
     assert fr.n_frames == max(len(r.states) for r in runs)
     for a, run in enumerate(runs):
         assert len(fr.colours[a]) == len(run.states) == len(fr.info[a])
-        assert all(c.shape == (250,) for c in fr.colours[a])
+        assert all(c.shape == (scenario.n_rows,) for c in fr.colours[a])
         # the colour ids are a relabelling of the partition, frame by frame
         for c, st in zip(fr.colours[a], run.states):
             assert clustering_scores(st.labels[sample], c)["ari"] == pytest.approx(1.0)
@@ -170,6 +176,9 @@ def test_fitted_model_is_the_run(clinical):
     run = explorer.run_mapdp(clinical, 1.0, restarts=2, seed=3)
     model = explorer.fitted_model(clinical, run)
     assert np.array_equal(model.labels_, run.labels) and model.n_clusters_ == run.final.n_clusters
+    refit = clone(model).fit(clinical.X)
+    assert np.array_equal(refit.labels_, model.labels_)
+    assert refit.neg_log_joint_ == pytest.approx(model.neg_log_joint_)
     proba = model.predict_proba(clinical.X.iloc[:20])
     assert proba.shape == (20, model.n_clusters_ + 1) and np.allclose(proba.sum(axis=1), 1.0)
 

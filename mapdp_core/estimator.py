@@ -1,0 +1,211 @@
+"""The one contract every clustering algorithm of the library follows.
+
+An algorithm is a :class:`SweepEstimator`: a scikit-learn estimator whose constructor stores
+parameters only, and which declares, as class attributes, what the rest of the library (the
+restart loop, the registry, the app) needs to know about it:
+
+``name``         display name, equal to ``SweepState.algorithm``;
+``input``        what it reads: ``"mixed"`` (a table with one likelihood per column, gaps
+                 allowed) or ``"numeric"`` (a complete numeric matrix);
+``restart_key``  the ``SweepState`` attribute minimised across restarts;
+``keep``         ``"last"`` (the converged state) or ``"best"`` (a sampler's lowest
+                 ``restart_key`` state along its chain);
+``step``         the unit of one state (``"sweep"``, ``"iteration"``, ``"pass"``);
+``monotone``     the ``SweepState`` attribute that never increases along a restart, or None;
+``ui``           one :class:`Control` per tunable parameter (label, range, log scale, help):
+                 hints for an interface, no Streamlit here.
+
+A subclass writes three small methods: ``_validate(X)`` checks the parameters and the data
+once and returns a ``problem`` (anything with ``n_rows``); ``_sweeps(problem, order, rng)``
+yields one immutable :class:`~mapdp_core.state.SweepState` per step with no validation; and
+``_store(problem, state, history)`` sets the attributes particular to the algorithm. The base
+class writes the rest once: the restart plan (one plan for every algorithm, seeds from
+``numpy.random.SeedSequence``, so a restart does not depend on how restarts are scheduled),
+``iter_sweeps`` (validate now, return the generator of one restart), ``fit`` (restarts in
+parallel threads: the numba kernels release the GIL), the best-of-restarts choice and the
+fitted attributes, and ``from_states`` (the fitted estimator from a restart recorded sweep by
+sweep elsewhere, e.g. for an animation, identical to what ``fit`` would have stored).
+
+This follows scikit-learn's template method (``BaseMixture.fit_predict`` owns the ``n_init``
+loop and the best-bound choice; the mixtures implement the steps).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Iterator
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClusterMixin
+
+from ._validation import check_int, check_order, restart_plan
+from .state import SweepState
+
+
+@dataclass(frozen=True)
+class Control:
+    """How an interface should offer one parameter (no Streamlit: a plain description).
+
+    ``kind`` is ``"float"``, ``"int"``, ``"bool"`` or ``"choice"``; ``low``/``high`` bound a
+    number, ``options`` lists the choices, ``log`` asks for a logarithmic scale.
+    """
+
+    label: str
+    kind: str = "float"
+    default: Any = None
+    low: float | None = None
+    high: float | None = None
+    options: tuple = ()
+    log: bool = False
+    help: str = ""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What ``_validate`` hands to ``_sweeps``: the validated data (a ``ParsedData``, a float
+    matrix, ...), its number of rows, and parameters resolved from the data (e.g. an
+    automatically chosen N0), so that a restart never validates or resolves again."""
+
+    data: Any
+    n_rows: int
+    settings: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RestartSummary:
+    """What one restart leaves behind in ``fit``: its representative state and per-step scalars."""
+
+    state: SweepState
+    value: float
+    objectives: list
+    neg_log_joints: list
+    n_clusters: list
+    n_steps: int
+
+
+def summarize_restart(states, restart_key: str, keep: str) -> RestartSummary:
+    """The representative state of one restart (its last, or its lowest ``restart_key``) and
+    its per-step histories; ``states`` may be a generator (consumed once, labels not kept)."""
+    best = last = None
+    objectives, joints, ks = [], [], []
+    for state in states:
+        objectives.append(state.objective)
+        joints.append(state.neg_log_joint)
+        ks.append(state.n_clusters)
+        last = state
+        if keep == "best" and (best is None or getattr(state, restart_key) < getattr(best, restart_key)):
+            best = state
+    if last is None:
+        raise RuntimeError("internal: a restart yielded no state.")
+    chosen = best if keep == "best" else last
+    return RestartSummary(chosen, float(getattr(chosen, restart_key)), objectives, joints, ks, len(objectives))
+
+
+def run_many(function, items, n_jobs=None) -> list:
+    """``[function(item) for item in items]``, in parallel threads when ``n_jobs`` asks for it.
+
+    Threads suffice on one machine because the kernels release the GIL; a user with a Dask
+    cluster wraps the call in ``joblib.parallel_config(backend="dask")`` and owns the client.
+    Results come back in the order of ``items``, whatever the backend.
+    """
+    items = list(items)
+    if len(items) <= 1 or n_jobs in (None, 1):
+        return [function(item) for item in items]
+    from joblib import Parallel, delayed
+
+    return Parallel(n_jobs=n_jobs, prefer="threads")(delayed(function)(item) for item in items)
+
+
+class SweepEstimator(ClusterMixin, BaseEstimator):
+    """Base class of the library's clustering algorithms (see the module docstring)."""
+
+    name: ClassVar[str] = ""
+    input: ClassVar[str] = "mixed"
+    restart_key: ClassVar[str] = "objective"
+    keep: ClassVar[str] = "last"
+    step: ClassVar[str] = "sweep"
+    monotone: ClassVar[str | None] = None
+    ui: ClassVar[dict] = {}
+
+    # --------------------------------------------------------------- subclass hooks
+    def _validate(self, X) -> Problem:  # pragma: no cover - abstract
+        """Check the parameters and ``X`` once; return the problem ``_sweeps`` runs on."""
+        raise NotImplementedError
+
+    def _sweeps(self, problem: Problem, order: np.ndarray | None, rng: np.random.Generator) -> Iterator[SweepState]:
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def _store(self, problem, state: SweepState, history: RestartSummary) -> None:
+        """Set the attributes particular to the algorithm from the kept state."""
+
+    def _n_restarts(self) -> int:
+        """How many restarts ``fit`` runs (``n_init`` where the algorithm has one)."""
+        return check_int(getattr(self, "n_init", 1), "n_init", 1)
+
+    def _shuffles(self) -> bool:
+        """Whether restarts visit the rows in random orders (``shuffle`` where it exists)."""
+        return bool(getattr(self, "shuffle", False))
+
+    # --------------------------------------------------------------- written once
+    def _plan(self, n_rows: int):
+        return restart_plan(self.random_state if hasattr(self, "random_state") else None,
+                            self._n_restarts(), n_rows, shuffle=self._shuffles())
+
+    def iter_sweeps(self, X, *, restart: int = 0, order=None) -> Iterator[SweepState]:
+        """Validate now and return the generator of restart ``restart`` (0-based), one
+        immutable state per step, exactly as ``fit`` runs that restart. ``order`` (a
+        permutation of the rows) replaces the restart's visiting order."""
+        problem = self._validate(X)
+        plan = self._plan(problem.n_rows)
+        restart = check_int(restart, "restart", 0)
+        if restart >= len(plan):
+            raise ValueError(f"restart must be below the number of restarts ({len(plan)}), got {restart}.")
+        planned, seed = plan[restart]
+        order = planned if order is None else check_order(order, problem.n_rows)
+        return self._sweeps(problem, order, np.random.default_rng(seed))
+
+    def fit(self, X, y=None):
+        """Run every restart (in parallel threads with ``n_jobs``) and keep the one with the
+        lowest ``restart_key``; ``y`` is ignored."""
+        problem = self._validate(X)
+        plan = self._plan(problem.n_rows)
+
+        def one(task):
+            order, seed = task
+            return summarize_restart(self._sweeps(problem, order, np.random.default_rng(seed)),
+                                     self.restart_key, self.keep)
+
+        runs = run_many(one, plan, getattr(self, "n_jobs", None))
+        values = np.array([r.value for r in runs])
+        return self._set_fitted(problem, runs[int(np.argmin(values))], values)
+
+    def from_states(self, X, states, restart_values=None):
+        """Fit from a restart recorded elsewhere (e.g. the states of ``iter_sweeps`` kept for an
+        animation): the attributes are those ``fit`` would store had that restart won.
+
+        ``restart_values`` gives every restart's ``restart_key`` value (default: this one only).
+        """
+        problem = self._validate(X)
+        summary = summarize_restart(iter(states), self.restart_key, self.keep)
+        values = np.asarray([summary.value] if restart_values is None else restart_values, dtype=float)
+        return self._set_fitted(problem, summary, values)
+
+    def _set_fitted(self, problem, summary: RestartSummary, restart_values: np.ndarray):
+        state = summary.state
+        self.labels_ = np.array(state.labels)
+        self.n_clusters_ = int(state.n_clusters)
+        self.cluster_sizes_ = np.array(state.cluster_sizes)
+        self.n_iter_ = summary.n_steps if self.keep == "best" else int(state.iteration)
+        self.objective_history_ = summary.objectives
+        self.converged_ = bool(state.converged)
+        self.restart_values_ = np.asarray(restart_values, dtype=float)
+        self._store(problem, state, summary)
+        return self
+
+    def fit_predict(self, X, y=None):
+        return self.fit(X).labels_
+
+    @classmethod
+    def accepts(cls, provided) -> bool:
+        """Whether data providing the inputs ``provided`` (e.g. ``{"mixed", "numeric"}``)
+        can be given to this algorithm."""
+        return cls.input in provided
