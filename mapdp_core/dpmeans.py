@@ -150,7 +150,7 @@ class DPMeans(SweepEstimator):
     step = "pass"
     monotone = "objective"
     ui = {"lam": Control("λ for DP-means (squared distance, standardised units)", "float", 4.0, 0.0, None,
-                         help="A row farther than sqrt(λ) from every centre opens a new cluster.")}
+                         short="λ", help="A row farther than sqrt(λ) from every centre opens a new cluster.")}
 
     def __init__(self, lam=1.0, max_iter=100, tol=1e-9, shuffle=False, n_init=1, random_state=None):
         self.lam = lam

@@ -46,7 +46,8 @@ class Control:
     """How an interface should offer one parameter (no Streamlit: a plain description).
 
     ``kind`` is ``"float"``, ``"int"``, ``"bool"`` or ``"choice"``; ``low``/``high`` bound a
-    number, ``options`` lists the choices, ``log`` asks for a logarithmic scale.
+    number, ``options`` lists the choices, ``log`` asks for a logarithmic scale; ``short`` names
+    the setting in a caption ("K = 3").
     """
 
     label: str
@@ -57,6 +58,7 @@ class Control:
     options: tuple = ()
     log: bool = False
     help: str = ""
+    short: str = ""
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from typing import Iterator
 import numpy as np
 
 from ._validation import check_int
-from .estimator import Problem, SweepEstimator
+from .estimator import Control, Problem, SweepEstimator
 from .mapdp import MAPDP, _run
 from .state import SweepState
 
@@ -61,6 +61,8 @@ class CollapsedGibbs(SweepEstimator):
     keep = "best"
     step = "sweep"
     monotone = None  # a sampler wanders
+    ui = {"n_sweeps": Control("Gibbs sweeps", "int", 100, 10, 600, short="sweeps",
+                              help="PLOS Section 5 ran 600; the most probable partition visited is kept.")}
 
     def __init__(self, N0=3.0, likelihood="normal_wishart", prior=None, n_sweeps=600, n_init=1, random_state=None):
         self.N0 = N0

@@ -244,7 +244,7 @@ class KMeans(SweepEstimator):
     keep = "last"
     step = "iteration"
     monotone = "objective"
-    ui = {"n_clusters": Control("K for K-means", "int", 3, 1, 30,
+    ui = {"n_clusters": Control("K for K-means", "int", 3, 1, 30, short="K",
                                 help="K-means needs the number of clusters in advance.")}
 
     def __init__(self, n_clusters=8, init="k-means++", n_init=10, max_iter=300, tol=1e-4,

@@ -167,7 +167,7 @@ class MAPDP(SweepEstimator):
     step = "sweep"
     monotone = "neg_log_joint"  # from the second sweep on (the first replaces a count, Appendix B)
     ui = {
-        "N0": Control("N0, the concentration", "float", 3.0, 1e-2, 1e3, log=True,
+        "N0": Control("N0, the concentration", "float", 3.0, 1e-2, 1e3, log=True, short="N0",
                       help="The prior count of a new cluster: larger N0, more clusters a priori (PLOS eq 7)."),
     }
 

@@ -134,7 +134,7 @@ class EMGaussianMixture(SweepEstimator):
     keep = "last"
     step = "iteration"
     monotone = "objective"
-    ui = {"n_components": Control("Components (K) for E-M", "int", 3, 1, 30)}
+    ui = {"n_components": Control("Components (K) for E-M", "int", 3, 1, 30, short="K")}
 
     def __init__(self, n_components=3, covariance_type="full", max_iter=100, tol=1e-3, n_init=1,
                  random_state=None):
@@ -166,7 +166,7 @@ class VariationalDP(SweepEstimator):
     keep = "last"
     step = "iteration"
     monotone = None  # scikit-learn's bound can dip by rounding between single iterations
-    ui = {"n_components": Control("Truncation (most components)", "int", 20, 1, 100)}
+    ui = {"n_components": Control("Variational DP: most components (truncation)", "int", 20, 1, 100, short="T")}
 
     def __init__(self, n_components=20, covariance_type="full", weight_concentration_prior=None, max_iter=200,
                  tol=1e-3, n_init=1, random_state=None):

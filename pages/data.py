@@ -6,7 +6,7 @@ from mapdp_core import FAMILIES, explorer, figures
 from mapdp_core.datasets import list_datasets
 from mapdp_core.loading import ROLES, DataLoadError, missing_summary, read_table
 from mapdp_core.synthetic import PLOS_SCENARIOS
-from pages import common
+from ui import common
 
 st.title("Data")
 FAMILY_NAMES = sorted(FAMILIES)

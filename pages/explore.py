@@ -1,24 +1,22 @@
-"""Explore: move N0 and the prior, watch MAP-DP beside K-means and DP-means, sweep by sweep."""
+"""Explore: move N0 and the prior, watch MAP-DP beside K-means, DP-means or any registered algorithm, step by step."""
 import numpy as np
 import streamlit as st
 
 from mapdp_core import explorer, figures, n0_for_expected_clusters
 from mapdp_core.explain import describe_priors
 from mapdp_core.tuning import SCALED_FAMILIES, expected_clusters, scaled_prior
-from pages import common
+from ui import common, controls
 
 d = common.data()
 st.title("Explore")
 st.caption(d.description)
 
-N0_OPTIONS = sorted({float(f"{v:.3g}") for v in np.logspace(-2, 3, 41)} | {3.0})
+N0_OPTIONS = controls.log_options(1e-2, 1e3, 3.0)
 SPREAD_OPTIONS = [0.1, 0.15, 0.2, 0.25, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 8.0, 12.0, 16.0, 32.0]
 WEIGHT_OPTIONS = [0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0]
-ALGORITHMS = ["MAP-DP", "K-means", "DP-means"]
-
-
-def _nearest(options, value):
-    return min(options, key=lambda o: abs(np.log(o) - np.log(value)))
+ALGORITHMS = list(explorer.ALGORITHMS)  # the registry: every algorithm the library knows
+SHOWN_FIRST = ["MAP-DP", "K-means", "DP-means"]  # the teaching default: MAP-DP beside the two K-means relatives
+_nearest = controls.nearest
 
 
 left, right = st.columns([1, 3], gap="medium")
@@ -60,18 +58,28 @@ with left:
         common.remember_setting("weight", weight)
     # pills wrap onto a second line in the narrow settings column, where a multiselect cut off a name
     algorithms = st.pills("Algorithms", ALGORITHMS, selection_mode="multi",
-                          default=common.setting("algorithms", ALGORITHMS), key="w_algorithms") or []
+                          default=common.setting("algorithms", SHOWN_FIRST), key="w_algorithms") or []
     algorithms = [a for a in ALGORITHMS if a in algorithms]  # display order, whatever the click order
     common.remember_setting("algorithms", algorithms)
     n_truth = int(d.truth.max() + 1) if d.truth is not None and (d.truth >= 0).any() else 3
-    K = st.slider("K for K-means", 1, 30, int(common.setting("K", min(n_truth, 30))), key="w_K")
-    common.remember_setting("K", K)
-    match_k = st.checkbox("DP-means: match MAP-DP's K", value=common.setting("match_k", True), key="w_match_k")
-    common.remember_setting("match_k", match_k)
-    lam_manual = st.number_input("λ for DP-means (squared distance, standardised units)", min_value=0.0,
-                                 value=float(common.setting("lam", 4.0)), step=0.5, key="w_lam",
-                                 disabled=match_k)
-    common.remember_setting("lam", lam_manual)
+    # each other algorithm's settings come from its own ui hints; MAP-DP's prior block above is
+    # shared with Gibbs, and DP-means may take MAP-DP's K instead of its own lambda
+    chosen_params = {"MAP-DP": {"N0": n0, "spread": spread, "weight": weight}}
+    match_k = False
+    for name in algorithms:
+        cls = explorer.algorithm(name)
+        params = dict(chosen_params["MAP-DP"]) if cls.input == "mixed" else {}
+        if name == "DP-means":
+            match_k = st.checkbox("DP-means: match MAP-DP's K", value=common.setting("match_k", True),
+                                  key="w_match_k")
+            common.remember_setting("match_k", match_k)
+        for param, spec in cls.ui.items():
+            if name == "MAP-DP" and param == "N0":
+                continue  # the slider above
+            size = {"n_clusters": n_truth, "n_components": n_truth if name == "E-M" else None}.get(param)
+            params[param] = controls.control(name, param, spec, default=size,
+                                             disabled=(name == "DP-means" and match_k))
+        chosen_params[name] = params
     with st.expander("Restarts, seed, view"):
         restarts = st.slider("Restarts (best kept)", 1, 20, int(common.setting("restarts", 3)), key="w_restarts")
         common.remember_setting("restarts", restarts)
@@ -106,32 +114,26 @@ with right:
         st.info("Stopped. Change a setting to run again.")
         st.stop()
     runs = []
-    params = dict(common.mapdp_params())
+    shared = {"restarts": restarts, "seed": int(seed), "time_budget": float(budget)}
     try:
-        mapdp_run = common.run("MAP-DP", params) if ("MAP-DP" in algorithms or match_k) else None
-        if "MAP-DP" in algorithms:
-            runs.append(mapdp_run)
-        if "K-means" in algorithms:
-            runs.append(common.run("K-means", {"K": K, "restarts": restarts, "seed": int(seed),
-                                               "time_budget": float(budget)}))
-        if "DP-means" in algorithms:
-            if match_k:
-                target = mapdp_run.final.n_clusters
+        for name in algorithms:
+            params = {**chosen_params[name], **shared}
+            if name == "DP-means" and match_k:
+                target = common.run("MAP-DP", {**chosen_params["MAP-DP"], **shared}).final.n_clusters
                 lam, reached = common.cached("lambda", {"K": target},
                                              lambda: explorer.lambda_for_k(d, target, Z=common.numeric(d)))
                 note = "" if reached else f" (K = {target} could not be reached exactly; closest kept)"
                 st.caption(f"DP-means λ = {lam:.3g}, chosen to give MAP-DP's K = {target}{note}.")
-            else:
-                lam = lam_manual
-            runs.append(common.run("DP-means", {"lam": float(lam), "restarts": restarts, "seed": int(seed),
-                                                "time_budget": float(budget)}))
+                params["lam"] = float(lam)
+                chosen_params[name] = {**chosen_params[name], "lam": float(lam)}
+            runs.append(common.run(name, params))
     except ValueError as exc:
         common.plain_error(exc, "The clustering could not run")
         st.stop()
     for r in runs:
         if r.stopped:
-            st.warning(f"{r.algorithm} was stopped by the time limit after {r.final.iteration} sweeps; "
-                       "it shows what it reached.")
+            st.warning(f"{r.algorithm} was stopped by the time limit after {r.final.iteration} "
+                       f"{r.estimator.step}s; it shows what it reached.")
     coords, axis_names = common.cached("view", {"features": tuple(chosen) if chosen else None},
                                        lambda: explorer.projection(d, chosen))
     sample = explorer.display_sample(d.n_rows, seed=int(seed))
@@ -143,8 +145,9 @@ with right:
         st.caption(f"{' and '.join(frames.thinned)} ran more than {explorer.MAX_FRAMES} sweeps: the animation shows "
                    f"{explorer.MAX_FRAMES} of them, evenly spaced (the slider gives each one's sweep number); the "
                    "curves below show every sweep.")
-    if d.has_gaps and ("K-means" in algorithms or "DP-means" in algorithms):
-        st.caption("K-means and DP-means cannot skip missing values: for them each gap is set to its column's "
+    numeric_only = [a for a in algorithms if explorer.algorithm(a).input == "numeric"]
+    if d.has_gaps and numeric_only:
+        st.caption(f"{', '.join(numeric_only)} cannot skip missing values: for them each gap is set to its column's "
                    "mean. MAP-DP leaves gaps out of the likelihood (PLOS Appendix F).")
 
     last = frames.n_frames - 1
@@ -162,15 +165,14 @@ with right:
     st.session_state["explore_frame"] = frame
     st.session_state["explore_results"] = results
     b4.caption("Play, Pause and the sweep slider are under the chart; First, Back and Step move one frame at a time.")
-    settings = {"MAP-DP": f"N0 = {n0:g}", "K-means": f"K = {K}", "DP-means": f"λ = {lam:.3g}" if "DP-means" in algorithms
-                else ""}
+    settings = {name: controls.caption(explorer.algorithm(name), chosen_params[name]) for name in algorithms}
     fig = figures.animation_figure(frames, coords[sample], axis_names, start=frame, show_ellipses=ellipses,
                                    settings=settings)
     st.plotly_chart(fig, width="stretch", key="animation")
 
     rows = []
     for r, info in zip(runs, frames.info):
-        row = {"algorithm": r.algorithm, "K": r.final.n_clusters, "sweeps": r.final.iteration,
+        row = {"algorithm": r.algorithm, "K": r.shown.n_clusters, "steps": r.final.iteration,
                "seconds": round(r.seconds, 3)}
         if "nmi" in info:
             row.update(NMI=round(float(info["nmi"].iloc[-1]), 3), ARI=round(float(info["ari"].iloc[-1]), 3))

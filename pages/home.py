@@ -3,7 +3,7 @@ import streamlit as st
 
 from mapdp_core import figures
 from mapdp_core.synthetic import PLOS_SCENARIOS
-from pages import common
+from ui import common
 
 st.title("MAP-DP Explorer")
 st.markdown(

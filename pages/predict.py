@@ -5,7 +5,7 @@ import streamlit as st
 
 from mapdp_core import explorer
 from mapdp_core.loading import DataLoadError, read_table
-from pages import common
+from ui import common
 
 d = common.data()
 st.title("Predict")

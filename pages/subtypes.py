@@ -3,7 +3,7 @@ import streamlit as st
 
 from mapdp_core import explorer, figures
 from mapdp_core.profiles import cluster_profiles, feature_tests
-from pages import common
+from ui import common
 
 d = common.data()
 st.title("Subtypes")

@@ -4,7 +4,7 @@ import streamlit as st
 
 from mapdp_core import cross_validate, figures, map_n0, n0_grid
 from mapdp_core.tuning import scaled_prior
-from pages import common
+from ui import common
 
 d = common.data()
 st.title("Tune")

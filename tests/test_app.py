@@ -68,7 +68,7 @@ def test_explore_widgets_change_the_result(at):
     _ok(at)
     assert _titles(_chart(at, "animation"))[0].startswith("<b>MAP-DP</b> (N0 = 0.01)")
     assert any("expects" in c.value and "clusters" in c.value for c in at.caption)
-    at.slider(key="w_K").set_value(5).run()
+    at.slider(key="w_kmeans_n_clusters").set_value(5).run()
     _ok(at)
     assert _table(at, {"algorithm", "K"}).set_index("algorithm").loc["K-means", "K"] == 5
     at.pills(key="w_algorithms").set_value(["MAP-DP"]).run()

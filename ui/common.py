@@ -1,6 +1,6 @@
 """What every page shares: the session's data set, its settings, its per-session run cache.
 
-Privacy (issue 6): an uploaded table lives only in this session's ``st.session_state``; it
+Privacy: an uploaded table lives only in this session's ``st.session_state``; it
 is never written to disk, logged, or put in a cache shared between sessions. For that
 reason runs are memoised in the session (``_remember``), not with ``st.cache_data``,
 which is global to the server; only the public built-in data sets use ``st.cache_data``.
@@ -41,7 +41,7 @@ def demo_frames(section: str):
     """MAP-DP (N0 = 3) and K-means (the true K), each the best of 3 restarts on a PLOS scenario: frames, view, axis names."""
     d = scenario(section)
     K = int(d.truth.max() + 1)
-    runs = [explorer.run_mapdp(d, 3.0, restarts=3), explorer.run_kmeans(d, K, restarts=3)]
+    runs = [explorer.run(d, "MAP-DP", {"N0": 3.0}, restarts=3), explorer.run(d, "K-means", {"n_clusters": K}, restarts=3)]
     coords, names = explorer.projection(d)
     return explorer.animation_frames(runs, coords, None, d.truth), coords, names
 
@@ -57,7 +57,13 @@ def set_data(d: explorer.AppData) -> None:
     """Make ``d`` the session's data set; settings that depend on the data go back to their defaults."""
     st.session_state["data"] = d
     settings = st.session_state.setdefault("settings", {})
-    for key in ("K", "lam", "view_x", "view_y"):
+    # per-algorithm settings ("K-means:n_clusters") default from the data (e.g. the true K)
+    from ui.controls import widget_key
+
+    for key in [k for k in settings if ":" in k]:
+        settings.pop(key)
+        st.session_state.pop(widget_key(*key.split(":", 1)), None)
+    for key in ("view_x", "view_y"):
         settings.pop(key, None)
         st.session_state.pop(f"w_{key}", None)
     st.session_state.pop("runs", None)
@@ -101,33 +107,32 @@ def numeric(d: explorer.AppData):
 
 
 def run(kind: str, params: dict, progress_text: str | None = None):
-    """A recorded run of MAP-DP, K-means or DP-means with ``params``, from the session cache or computed
-    behind a progress bar over restarts."""
+    """A recorded run (:func:`mapdp_core.explorer.run`) of the registered algorithm ``kind`` with the
+    app's ``params`` (its settings plus ``restarts``, ``seed`` and ``time_budget``), from the session
+    cache or computed behind a progress bar over restarts and steps."""
     d = data()
+    settings = dict(params)
+    options = {k: settings.pop(k) for k in ("restarts", "seed", "time_budget") if k in settings}
 
     def compute():
         bar = st.progress(0.0, text=progress_text or f"Running {kind}...")
-        done = [0, 0]  # restarts finished, sweeps in this restart
+        done = [0, 0]  # restarts finished, steps in this restart
+        total = max(int(options.get("restarts", 1)), 1)
 
-        def step(finished, total):
+        def restart_done(finished, n):
             done[:] = [finished, 0]
-            bar.progress(finished / total, text=f"{kind}: restart {finished} of {total}")
+            bar.progress(finished / n, text=f"{kind}: restart {finished} of {n}")
 
-        def pulse():
-            # a Streamlit call between sweeps: a click anywhere (e.g. Stop) interrupts the run here
+        def after_step():
+            # a Streamlit call between steps: a click anywhere (e.g. Stop) interrupts the run here
             done[1] += 1
-            bar.progress(min(done[0] / max(params.get("restarts", 1), 1), 1.0),
-                         text=f"{kind}: restart {done[0] + 1}, sweep {done[1]}")
-            return False
+            bar.progress(min(done[0] / total, 1.0), text=f"{kind}: restart {done[0] + 1}, step {done[1]}")
+            return False  # never asks to stop by itself; the time budget does
 
+        reads_numbers = explorer.algorithm(kind).input == "numeric"
         try:
-            if kind == "MAP-DP":
-                return explorer.run_mapdp(d, on_restart=step, should_stop=pulse, **params)
-            if kind == "K-means":
-                return explorer.run_kmeans(d, on_restart=step, should_stop=pulse, Z=numeric(d), **params)
-            if kind == "DP-means":
-                return explorer.run_dpmeans(d, on_restart=step, should_stop=pulse, Z=numeric(d), **params)
-            raise ValueError(kind)
+            return explorer.run(d, kind, settings, on_restart=restart_done, should_stop=after_step,
+                                X=numeric(d) if reads_numbers else None, **options)
         finally:
             bar.empty()
 

@@ -1,0 +1,1 @@
+"""Streamlit helpers shared by the pages (kept out of pages/, which Streamlit lists as pages)."""
