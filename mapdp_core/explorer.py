@@ -39,7 +39,7 @@ from .tuning import scaled_prior
 
 __all__ = [
     "AppData", "Run", "Frames", "scenario_data", "builtin_data", "crp_data", "clinical_data", "table_data",
-    "numeric_matrix", "projection", "display_sample", "run", "estimator", "run_mapdp", "run_kmeans", "run_dpmeans",
+    "numeric_matrix", "projection", "display_sample", "run", "estimator", "algorithm", "ALGORITHMS", "run_mapdp", "run_kmeans", "run_dpmeans",
     "with_likelihood", "suggestions", "encode_new_rows", "lambda_for_k", "fitted_model", "compare", "compare_summary", "COMPARED", "assignments", "cluster_heatmap", "animation_frames", "DISPLAY_MAX", "MAX_FRAMES",
 ]
 
