@@ -145,8 +145,6 @@ class DPMeans(SweepEstimator):
 
     name = "DP-means"
     input = "numeric"
-    restart_key = "objective"
-    keep = "last"
     step = "pass"
     monotone = "objective"
     ui = {"lam": Control("λ for DP-means (squared distance, standardised units)", "float", 4.0, 0.0, None,

@@ -240,8 +240,6 @@ class KMeans(SweepEstimator):
 
     name = "K-means"
     input = "numeric"
-    restart_key = "objective"  # the inertia
-    keep = "last"
     step = "iteration"
     monotone = "objective"
     ui = {"n_clusters": Control("K for K-means", "int", 3, 1, 30, short="K",

@@ -123,16 +123,28 @@ def _seed(rng: np.random.Generator) -> int:
     return int(rng.integers(0, 2**31 - 1))
 
 
-class EMGaussianMixture(SweepEstimator):
+class _Mixture(SweepEstimator):
+    """What the two scikit-learn mixture wrappers share: numeric input, validation, the name as
+    the state's algorithm; subclasses build the scikit-learn model of one restart."""
+
+    input = "numeric"
+    step = "iteration"
+
+    def _validate(self, X) -> Problem:
+        X = _check(X, self.n_components, self.max_iter, self.tol, self.covariance_type)
+        return Problem(X, X.shape[0])
+
+    def _sweeps(self, problem: Problem, order, rng) -> Iterator[SweepState]:
+        return _iterate(self._model(_seed(rng)), problem.data, self.max_iter, self.tol, self.name,
+                        self.covariance_type)
+
+
+class EMGaussianMixture(_Mixture):
     """E-M for a finite Gaussian mixture with ``n_components`` components (PLOS Section 2.1),
     restarted ``n_init`` times; the lowest ``objective`` (-N times the average log-likelihood)
     is kept. Labels are the most responsible component among those that have points."""
 
     name = "E-M"
-    input = "numeric"
-    restart_key = "objective"
-    keep = "last"
-    step = "iteration"
     monotone = "objective"
     ui = {"n_components": Control("Components (K) for E-M", "int", 3, 1, 30, short="K")}
 
@@ -145,26 +157,17 @@ class EMGaussianMixture(SweepEstimator):
         self.n_init = n_init
         self.random_state = random_state
 
-    def _validate(self, X) -> Problem:
-        X = _check(X, self.n_components, self.max_iter, self.tol, self.covariance_type)
-        return Problem(X, X.shape[0])
-
-    def _sweeps(self, problem: Problem, order, rng) -> Iterator[SweepState]:
-        model = GaussianMixture(n_components=self.n_components, covariance_type=self.covariance_type,
-                                max_iter=1, tol=0.0, warm_start=True, random_state=_seed(rng))
-        return _iterate(model, problem.data, self.max_iter, self.tol, self.name, self.covariance_type)
+    def _model(self, seed: int) -> GaussianMixture:
+        return GaussianMixture(n_components=self.n_components, covariance_type=self.covariance_type,
+                               max_iter=1, tol=0.0, warm_start=True, random_state=seed)
 
 
-class VariationalDP(SweepEstimator):
+class VariationalDP(_Mixture):
     """Variational inference in a truncated DP Gaussian mixture (Blei & Jordan 2006), as
     :func:`variational_dp`, restarted ``n_init`` times; the lowest ``objective`` (-N times
     the evidence lower bound) is kept."""
 
     name = "Variational DP"
-    input = "numeric"
-    restart_key = "objective"
-    keep = "last"
-    step = "iteration"
     monotone = None  # scikit-learn's bound can dip by rounding between single iterations
     ui = {"n_components": Control("Variational DP: most components (truncation)", "int", 20, 1, 100, short="T")}
 
@@ -178,13 +181,8 @@ class VariationalDP(SweepEstimator):
         self.n_init = n_init
         self.random_state = random_state
 
-    def _validate(self, X) -> Problem:
-        X = _check(X, self.n_components, self.max_iter, self.tol, self.covariance_type)
-        return Problem(X, X.shape[0])
-
-    def _sweeps(self, problem: Problem, order, rng) -> Iterator[SweepState]:
-        model = BayesianGaussianMixture(
+    def _model(self, seed: int) -> BayesianGaussianMixture:
+        return BayesianGaussianMixture(
             n_components=self.n_components, covariance_type=self.covariance_type, max_iter=1, tol=0.0,
             warm_start=True, weight_concentration_prior_type="dirichlet_process",
-            weight_concentration_prior=self.weight_concentration_prior, random_state=_seed(rng))
-        return _iterate(model, problem.data, self.max_iter, self.tol, self.name, self.covariance_type)
+            weight_concentration_prior=self.weight_concentration_prior, random_state=seed)
