@@ -180,16 +180,9 @@ def run_bgm(X, y, seed: int) -> Row:
 
 def nw_prior_for(X) -> tuple[dict, str]:
     """The hyperparameters MAP-DP uses by default, for the naive reference."""
-    try:
-        from mapdp_core import default_prior
-        return dict(default_prior("normal_wishart", X)), "mapdp_core.default_prior"
-    except ImportError:
-        # TODO(lead): remove once mapdp_core.default_prior exists everywhere; the
-        # authors' demo values (ALGORITHMS.md), only used if the import fails.
-        N = X.shape[0]
-        prior = {"m0": X.mean(axis=0), "c0": 10.0 / N, "a0": 10.0,
-                 "B0": np.linalg.inv(0.05 * np.cov(X, rowvar=False))}
-        return prior, "local fallback (authors' demo values)"
+    from mapdp_core import default_prior
+
+    return dict(default_prior("normal_wishart", X)), "mapdp_core.default_prior"
 
 
 def run_naive(X, y, sweeps: int):

@@ -29,7 +29,7 @@ from ._validation import check_int
 from .datasets import load_dataset
 from .dpmeans import dpmeans_lambda_for_k
 from .estimator import SweepEstimator, summarize_restart
-from .loading import prepare, suggest_roles_and_families
+from .loading import prepare
 from .metrics import clustering_scores, match_labels
 from .registry import ALGORITHMS, algorithm
 from .spec import parse
@@ -40,15 +40,14 @@ from .tuning import scaled_prior
 __all__ = [
     "AppData", "Run", "Frames", "scenario_data", "builtin_data", "crp_data", "clinical_data", "table_data",
     "numeric_matrix", "projection", "display_sample", "run", "estimator", "algorithm", "ALGORITHMS", "run_mapdp", "run_kmeans", "run_dpmeans",
-    "with_likelihood", "suggestions", "encode_new_rows", "lambda_for_k", "fitted_model", "compare", "compare_summary", "COMPARED", "assignments", "cluster_heatmap", "animation_frames", "DISPLAY_MAX", "MAX_FRAMES",
+    "with_likelihood", "encode_new_rows", "lambda_for_k", "fitted_model", "compare", "compare_summary", "COMPARED", "assignments", "cluster_heatmap", "animation_frames", "DISPLAY_MAX", "MAX_FRAMES",
 ]
 
 #: Most points drawn in a scatter; above this a random sample is shown (and the app says so).
 DISPLAY_MAX = 4000
 #: Most frames kept per algorithm for an animation (evenly thinned beyond, first and last kept;
-#: the sweep slider shows the true sweep numbers). Every frame costs a redraw: at N = 4 000 and
-#: three algorithms, 60 frames gave a median slider-to-first-frame of 1.14-1.21 s in the
-#: browser test, 20 frames 0.89-0.98 s.
+#: the sweep slider shows the true sweep numbers). Every frame costs a redraw; the browser test
+#: times the slider against the frame count (commit 4aad77c measured 60 against 20 frames).
 MAX_FRAMES = 20
 
 
@@ -264,13 +263,6 @@ def encode_new_rows(data: AppData, rows: pd.DataFrame) -> pd.DataFrame:
         out[c] = x
     return out
 
-
-def suggestions(table: pd.DataFrame) -> pd.DataFrame:
-    """Suggested role and family per column (see :func:`mapdp_core.loading.suggest_roles_and_families`)."""
-    return suggest_roles_and_families(table)
-
-
-# ----------------------------------------------------------------------------- numeric view
 
 def numeric_matrix(data: AppData) -> np.ndarray:
     """Features as plain numbers for K-means, DP-means and PCA: every column z-scored,

@@ -4,7 +4,7 @@ import streamlit as st
 
 from mapdp_core import FAMILIES, explorer, figures
 from mapdp_core.datasets import list_datasets
-from mapdp_core.loading import ROLES, DataLoadError, missing_summary, read_table
+from mapdp_core.loading import ROLES, DataLoadError, missing_summary, read_table, suggest_roles_and_families
 from mapdp_core.synthetic import PLOS_SCENARIOS
 from ui import common
 
@@ -74,7 +74,7 @@ else:
         for w in getattr(report, "warnings", []) or []:
             st.warning(w)
         st.write(f"Read **{len(table):,} rows × {table.shape[1]} columns** from {up.name}.")
-        suggested = explorer.suggestions(table)
+        suggested = suggest_roles_and_families(table)
         st.markdown("**Column roles and likelihoods** (suggested; edit the cells, then press *Use*)")
         st.caption(FAMILY_HELP)
         edited = st.data_editor(

@@ -469,3 +469,26 @@ def naive_neg_log_joint(X, labels, N0, blocks):
         log_crp += gammaln(len(members))
         neg_log_lik += naive_cluster_neg_log_marginal(X, members, blocks)
     return float(-log_crp + neg_log_lik)
+
+
+def naive_dp_means(X, lam, order, max_iter=100):
+    """Kulis & Jordan (2012) Algorithm 1 written plainly; returns the labels of every pass."""
+    centres = [X.mean(axis=0)]
+    z = np.zeros(len(X), dtype=int)
+    passes = []
+    for _ in range(max_iter):
+        before = z.copy()
+        for i in order:
+            d = [((X[i] - c) ** 2).sum() for c in centres]
+            if min(d) > lam:
+                centres.append(X[i].copy())
+                z[i] = len(centres) - 1
+            else:
+                z[i] = int(np.argmin(d))
+        used = np.unique(z)
+        z = np.searchsorted(used, z)
+        centres = [X[z == k].mean(axis=0) for k in range(len(used))]
+        passes.append(z.copy())
+        if np.array_equal(before, z):
+            break
+    return passes

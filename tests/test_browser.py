@@ -10,7 +10,6 @@ appear anywhere. Screenshots go to ``$MAPDP_SCREENSHOTS`` (default /tmp/mapdp_sc
 This test must run in CI: a missing browser fails it (``make test`` installs Chromium).
 Set MAPDP_SKIP_BROWSER=1 to skip it deliberately.
 """
-import io
 import os
 import socket
 import statistics

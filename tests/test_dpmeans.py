@@ -8,29 +8,7 @@ from sklearn.metrics import adjusted_rand_score
 
 from mapdp_core.dpmeans import DPMeans, LambdaSearch, dp_means, dpmeans_lambda_for_k
 from mapdp_core.state import SweepState
-
-
-def naive_dp_means(X, lam, order, max_iter=100):
-    """Kulis & Jordan (2012) Algorithm 1 written plainly; returns the labels of every pass."""
-    centres = [X.mean(axis=0)]
-    z = np.zeros(len(X), dtype=int)
-    passes = []
-    for _ in range(max_iter):
-        before = z.copy()
-        for i in order:
-            d = [((X[i] - c) ** 2).sum() for c in centres]
-            if min(d) > lam:
-                centres.append(X[i].copy())
-                z[i] = len(centres) - 1
-            else:
-                z[i] = int(np.argmin(d))
-        used = np.unique(z)
-        z = np.searchsorted(used, z)
-        centres = [X[z == k].mean(axis=0) for k in range(len(used))]
-        passes.append(z.copy())
-        if np.array_equal(before, z):
-            break
-    return passes
+from naive import naive_dp_means
 
 
 @pytest.fixture
