@@ -13,12 +13,10 @@ import numpy as np
 from scipy.special import gammaln
 
 from . import _kernels
-from .families import FAMILIES, KERNEL_SLOTS, beta_binomial, categorical, exponential, gaussian_known, geometric
-from .families import normal_gamma, normal_wishart, poisson
+from .families import KERNEL_SLOTS, SLOT_OF, categorical, gaussian_known, normal_wishart
 from .spec import ParsedData
 
-#: family name -> position of its kernel module in the ``fams`` tuple
-_SLOT_OF = {name: KERNEL_SLOTS.index(module) for name, (kind, module) in FAMILIES.items()}
+_GA, _NW, _CA = (KERNEL_SLOTS.index(m) for m in (gaussian_known, normal_wishart, categorical))
 
 
 def _concat_vectors(priors, key):
@@ -34,9 +32,9 @@ class ModelData:
         N = X.shape[0]
         self.N = N
         cap = max(int(cap), 2)
-        by_slot = {s: [] for s in range(8)}
+        by_slot = {s: [] for s in range(len(KERNEL_SLOTS))}
         for block in parsed.blocks:
-            by_slot[_SLOT_OF[block.family]].append(block)
+            by_slot[SLOT_OF[block.family]].append(block)
         self.by_slot = by_slot
 
         def cols(slot):
@@ -44,25 +42,24 @@ class ModelData:
             return np.ascontiguousarray(X[:, c]) if c else np.zeros((N, 0))
 
         # Gaussian, known (co)variance: per block, to independent coordinates.
-        self.transforms = [gaussian_known.Transform(b.prior, b.family) for b in by_slot[0]]
+        self.transforms = [gaussian_known.Transform(b.prior, b.family) for b in by_slot[_GA]]
         ga, jacobian = self._gaussian_known_rows(X)
         mu0, tau2, s2 = (np.concatenate([getattr(t, a) for t in self.transforms]) if self.transforms
                          else np.zeros(0) for a in ("mu0", "tau2", "s2"))
         Dg = ga[0].shape[1]
         ga = (ga[0], mu0, tau2, s2) + ga[1:] + tuple(np.zeros((cap, Dg)) for _ in range(6))
 
-        def vec_prior(slot, keys):
-            return {k: _concat_vectors([b.prior for b in by_slot[slot]], k) for k in keys}
+        def build(slot, module):
+            if slot == _GA:
+                return ga
+            if slot == _NW:  # one block at most: its prior as it is
+                return module.build(cols(slot), by_slot[slot][0].prior, cap) if by_slot[slot] else module.empty(N, cap)
+            if slot == _CA:  # one alpha0 vector per column
+                return module.build(cols(slot), {"alpha0": [a for b in by_slot[slot] for a in b.prior["alpha0"]]}, cap)
+            prior = {k: _concat_vectors([b.prior for b in by_slot[slot]], k) for k in module.PRIOR_KEYS}
+            return module.build(cols(slot), prior, cap)
 
-        ng = normal_gamma.build(cols(1), vec_prior(1, ("m0", "c0", "a0", "b0")), cap)
-        nw = (normal_wishart.build(cols(2), by_slot[2][0].prior, cap) if by_slot[2]
-              else normal_wishart.empty(N, cap))
-        bb = beta_binomial.build(cols(3), vec_prior(3, ("alpha0", "beta0", "n")), cap)
-        ca = categorical.build(cols(4), {"alpha0": [a for b in by_slot[4] for a in b.prior["alpha0"]]}, cap)
-        po = poisson.build(cols(5), vec_prior(5, ("alpha0", "beta0")), cap)
-        ex = exponential.build(cols(6), vec_prior(6, ("alpha0", "beta0")), cap)
-        ge = geometric.build(cols(7), vec_prior(7, ("alpha0", "beta0")), cap)
-        self.fams = (ga, ng, nw, bb, ca, po, ex, ge)
+        self.fams = tuple(build(slot, module) for slot, module in enumerate(KERNEL_SLOTS))
         self.n_fixed = tuple(m.N_FIXED for m in KERNEL_SLOTS)
         self.cnt = np.zeros(cap)
         self.logcnt = np.zeros(cap)
@@ -79,7 +76,7 @@ class ModelData:
         """(Y, raw, tox, toy, work) of the known-(co)variance slot for rows X, and per row
         the Jacobian ln|det V| (its data-only constant) for rows scored in whitened
         coordinates; a row scored in data units has it inside its density already."""
-        parts = [(X[:, b.columns], t, b.family) for b, t in zip(self.by_slot[0], self.transforms)]
+        parts = [(X[:, b.columns], t, b.family) for b, t in zip(self.by_slot[_GA], self.transforms)]
         arrays, in_data_units = gaussian_known.kernel_rows(parts, X.shape[0])
         log_jac = sum(t.log_jacobian for t in self.transforms)
         return arrays, np.where(in_data_units, 0.0, log_jac)
@@ -139,8 +136,9 @@ class ModelData:
             new_x.append(np.ascontiguousarray(np.hstack(parts)) if parts else np.zeros((len(M), width)))
         fams = tuple((x,) + fam[1:] for x, fam in zip(new_x, self.fams))
         (Y, *rest), jacobian = self._gaussian_known_rows(M)
-        ga = self.fams[0]
-        fams = ((Y,) + ga[1:4] + tuple(rest) + ga[gaussian_known.N_FIXED:],) + fams[1:]
+        ga = self.fams[_GA]
+        ga = (Y,) + ga[1:4] + tuple(rest) + ga[gaussian_known.N_FIXED:]
+        fams = fams[:_GA] + (ga,) + fams[_GA + 1:]
         nlp = np.empty((len(M), K))
         d_prior, pconst = np.empty(len(M)), np.empty(len(M))
         _kernels.score_rows(K, K, fams, nlp, d_prior, pconst)
@@ -163,27 +161,12 @@ class ModelData:
         predictive mode for discrete ones: Bernoulli and binomial (beta-binomial), categorical
         (category code), Poisson (negative binomial: floor((alpha - 1)/beta), or 0) and
         geometric (beta-geometric: always 0)."""
-        from scipy.stats import betabinom
-
         values = self.summaries(K)["mean"].copy()
-        ga, ng, nw, bb, ca, po, ex, ge = self.fams
-        cols = [j for b in self.by_slot[3] for j in b.columns]
-        if cols:
-            ntr, alpha, beta = bb[3], bb[6][:K], bb[7][:K]
-            for d, j in enumerate(cols):
-                support = np.arange(int(ntr[d]) + 1)
-                pmf = betabinom.pmf(support[None, :], int(ntr[d]), alpha[:, d, None], beta[:, d, None])
-                values[:, j] = np.argmax(pmf, axis=1)
-        cat_cols = [j for b in self.by_slot[4] for j in b.columns]
-        for j, probs in zip(cat_cols, categorical.summary(ca, K) if cat_cols else []):
-            values[:, j] = np.argmax(probs, axis=1)
-        cols = [j for b in self.by_slot[5] for j in b.columns]
-        if cols:
-            alpha, rate = po[5][:K], po[2] + po[3][:K]
-            values[:, cols] = np.where(alpha > 1, np.floor((alpha - 1) / rate), 0.0)
-        cols = [j for b in self.by_slot[7] for j in b.columns]
-        if cols:
-            values[:, cols] = 0.0
+        for slot, module in enumerate(KERNEL_SLOTS):
+            cols = [j for b in self.by_slot[slot] for j in b.columns]
+            fill = module.impute(self.fams[slot], K) if cols else None
+            if fill is not None:
+                values[:, cols] = fill
         return values
 
     def summaries(self, K: int) -> dict:
@@ -192,9 +175,9 @@ class ModelData:
         names = self.parsed.names
         mean = np.full((K, len(names)), np.nan)
         covariances, proportions = {}, {}
-        ga, ng, nw, bb, ca, po, ex, ge = self.fams
         off = 0
-        for b, t in zip(self.by_slot[0], self.transforms):
+        ga = self.fams[_GA]
+        for b, t in zip(self.by_slot[_GA], self.transforms):
             d = len(b.columns)
             nf = gaussian_known.N_FIXED
             sub = ga[:nf] + tuple(a[:, off:off + d] for a in ga[nf:])
@@ -202,17 +185,16 @@ class ModelData:
             mean[:, b.columns] = m
             covariances[tuple(b.names)] = c
             off += d
-        if self.by_slot[2]:
-            b = self.by_slot[2][0]
-            m, c = normal_wishart.summary(nw, K)
+        if self.by_slot[_NW]:
+            b = self.by_slot[_NW][0]
+            m, c = normal_wishart.summary(self.fams[_NW], K)
             mean[:, b.columns] = m
             covariances[tuple(b.names)] = c
-        for slot, module, fam in ((1, normal_gamma, ng), (3, beta_binomial, bb), (5, poisson, po),
-                                  (6, exponential, ex), (7, geometric, ge)):
-            cols = [j for b in self.by_slot[slot] for j in b.columns]
-            if cols:
-                mean[:, cols] = module.summary(fam, K)
-        cat_cols = [(j, n) for b in self.by_slot[4] for j, n in zip(b.columns, b.names)]
-        for (j, name), probs in zip(cat_cols, categorical.summary(ca, K) if cat_cols else []):
+        cat_cols = [(j, n) for b in self.by_slot[_CA] for j, n in zip(b.columns, b.names)]
+        for (j, name), probs in zip(cat_cols, categorical.summary(self.fams[_CA], K) if cat_cols else []):
             proportions[name] = probs
+        for slot, module in enumerate(KERNEL_SLOTS):  # the column families: a mean per column
+            cols = [j for b in self.by_slot[slot] for j in b.columns]
+            if cols and slot not in (_GA, _NW, _CA):
+                mean[:, cols] = module.summary(self.fams[slot], K)
         return {"mean": mean, "covariance": covariances, "proportions": proportions}

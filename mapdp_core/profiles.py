@@ -31,14 +31,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .families import FAMILIES
 from .loading import suggest_roles_and_families
 from .spec import _groups
 
 __all__ = ["Profiles", "bh_adjust", "cluster_profiles", "feature_kinds", "feature_tests"]
 
-_KIND = {"bernoulli": "binary", "categorical": "categorical", "binomial": "ordinal", "poisson": "count",
-         "geometric": "count", "exponential": "real", "normal_gamma": "real", "normal_wishart": "real",
-         "spherical_gaussian": "real", "gaussian_known_cov": "real"}
+_KIND = {name: family.profile_kind for name, family in FAMILIES.items()}
 _YES = {"1", "1.0", "yes", "y", "true", "t", "positive", "pos", "present", "+", "abnormal"}
 
 

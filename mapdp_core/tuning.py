@@ -32,6 +32,7 @@ import pandas as pd
 from scipy.optimize import brentq
 from scipy.special import digamma, polygamma
 
+from .families import FAMILIES, GAUSSIAN_FAMILIES
 from .mapdp import MAPDP
 from .spec import ParsedData, _groups, parse, to_matrix
 
@@ -49,7 +50,7 @@ __all__ = [
 ]
 
 #: Gaussian families whose within-cluster spread :func:`scaled_prior` multiplies by s.
-SCALED_FAMILIES = ("normal_wishart", "normal_gamma", "spherical_gaussian", "gaussian_known_cov")
+SCALED_FAMILIES = GAUSSIAN_FAMILIES
 
 # direct summation of the CRP sums up to this N (exact to rounding); digamma beyond
 _DIRECT_MAX_N = 1_000_000
@@ -368,20 +369,17 @@ def _scaled_block_prior(family: str, prior: dict, s: float, weight: float = 1.0)
     out = {k: (v.copy() if isinstance(v, np.ndarray) else
                [np.array(x, dtype=float) for x in v] if isinstance(v, list) else v)
            for k, v in prior.items()}
-    if family == "bernoulli":
-        out.pop("n", None)  # fixed at 1, not a prior key of the Bernoulli family
-    if family == "normal_wishart":
-        out["B0"] = out["B0"] / s        # prior scatter B0^-1 (and E[Sigma]) times s
-    elif family == "normal_gamma":
-        out["b0"] = out["b0"] * s        # E[sigma^2] = b0/(a0 - 1) times s
-    elif family == "spherical_gaussian":
-        out["sigma2"] = out["sigma2"] * s
-    elif family == "gaussian_known_cov":
-        out["Sigma"] = out["Sigma"] * s
-    elif family not in SCALED_FAMILIES and weight != 1.0:
+    record = FAMILIES[family]
+    for key in record.derived_keys:  # fixed by the family (the Bernoulli's n = 1), not a prior key
+        out.pop(key, None)
+    if record.spread_key is not None:
+        # B0 is a precision: B0 / s makes the prior scatter B0^-1 (and E[Sigma]) s times larger
+        key = record.spread_key
+        out[key] = out[key] / s if record.spread_power < 0 else out[key] * s
+    elif weight != 1.0:
         # Beta, Gamma and Dirichlet priors: times w keeps the prior mean and makes it weigh
         # like w times as many pseudo-observations
-        for key in ("alpha0", "beta0"):
+        for key in record.weight_keys:
             if key in out:
                 v = out[key]
                 out[key] = [x * weight for x in v] if isinstance(v, list) else v * weight

@@ -10,11 +10,7 @@ from ui import common
 
 st.title("Data")
 FAMILY_NAMES = sorted(FAMILIES)
-FAMILY_HELP = ("bernoulli: yes/no · binomial: an ordinal score 0..n · categorical: unordered levels · "
-               "poisson / geometric: counts · exponential: positive amounts · normal_gamma: a real number "
-               "(own mean and variance per cluster) · spherical_gaussian: a real number with a fixed spread · "
-               "normal_wishart: real numbers modelled jointly, with correlations (all columns given it form one block) · "
-               "gaussian_known_cov: the same, but every cluster shares one known shape (20 % of the data's covariance)")
+FAMILY_HELP = " · ".join(f"{f.name}: {f.help}" for f in FAMILIES.values())
 
 source = st.radio("Source", ["Built-in", "Simulated", "Upload a table"], horizontal=True, key="w_data_source")
 

@@ -82,6 +82,23 @@ def count_sum_without(x, k, d, cnt, total):
 
 
 @njit(cache=True, inline="always")
+def count_sum_clear(k, cnt, total):
+    """Empty slot k of a count/sum pair (every column)."""
+    for d in range(cnt.shape[1]):
+        cnt[k, d] = 0.0
+        total[k, d] = 0.0
+
+
+@njit(cache=True, inline="always")
+def count_sum_move_row(i, k, sign, X, cnt, total):
+    """count_sum_move for every observed entry of row i."""
+    for d in range(X.shape[1]):
+        x = X[i, d]
+        if x == x:
+            count_sum_move(x, k, d, sign, cnt, total)
+
+
+@njit(cache=True, inline="always")
 def log_beta(a, b):
     return math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
 
@@ -116,11 +133,9 @@ def observed_columns(X: np.ndarray, names, family: str) -> None:
         )
 
 
-def resolve_vector_prior(user: dict, X: np.ndarray, names, family: str, keys, default_prior) -> dict:
-    """Merge user hyperparameters over the empirical-Bayes defaults; all must be > 0.
-
-    Each key may be one number (used for every column) or one number per column.
-    """
+def merge_prior(user: dict, X: np.ndarray, names, family: str, keys, default_prior) -> dict:
+    """The user's hyperparameters over the empirical-Bayes defaults (computed only when a
+    key is missing), after rejecting unknown keys; values are not checked here."""
     unknown = set(user) - set(keys)
     if unknown:
         raise ValueError(f"unknown {family} prior key(s) {sorted(unknown)}; expected {list(keys)}.")
@@ -129,10 +144,59 @@ def resolve_vector_prior(user: dict, X: np.ndarray, names, family: str, keys, de
         observed_columns(X, names, family)
         prior = default_prior(X)
     prior.update(user)
+    return prior
+
+
+def resolve_vector_prior(user: dict, X: np.ndarray, names, family: str, keys, default_prior,
+                         checks=None) -> dict:
+    """Merge user hyperparameters over the empirical-Bayes defaults, one vector per key.
+
+    Each key may be one number (used for every column) or one number per column. Every
+    value must be finite; ``checks`` maps a key to its further check ``f(values, key,
+    family)`` (raising ValueError), None for none; a key it does not name must be > 0.
+    """
+    prior = merge_prior(user, X, names, family, keys, default_prior)
     out = {key: as_column_vector(prior[key], X.shape[1], key, family) for key in keys}
+    checks = {} if checks is None else checks
     for key in keys:
-        require_positive(out[key], key, family)
+        check = checks.get(key, require_positive)
+        if check is not None:
+            check(out[key], key, family)
     return out
+
+
+def build_columns(X: np.ndarray, prior: dict, cap: int, keys, layout, n_fixed: int):
+    """The kernel tuple (in ``layout`` order) of a family whose prior is one vector per key
+    of ``keys`` and whose per-cluster arrays are (cap, D), zero until the kernel resets them."""
+    D = X.shape[1]
+    return ((np.ascontiguousarray(X),) + tuple(prior[key] for key in keys)
+            + tuple(np.zeros((cap, D)) for _ in layout[n_fixed:]))
+
+
+def pct(x: float) -> str:
+    return f"{100 * x:.0f} %"
+
+
+def spread_sentence(ratio: np.ndarray, names) -> str:
+    """A block's typical within-cluster spread as a fraction of each feature's spread."""
+    if np.allclose(ratio, ratio.mean(), rtol=0.05):
+        return f"a typical cluster spreads about {pct(float(ratio.mean()))} as widely as the whole feature"
+    parts = ", ".join(f"{n}: {pct(float(r))}" for n, r in zip(names, ratio))
+    return f"a typical cluster spreads this widely compared with the whole feature ({parts})"
+
+
+def column_sd(sub: np.ndarray) -> np.ndarray:
+    """Standard deviation of each column, 1 where it is 0 (the unit a spread is told in)."""
+    var = np.nanvar(sub, axis=0)
+    return np.sqrt(np.where(var > 0, var, 1.0))
+
+
+def typical_values(word: str, names, alpha0, beta0) -> str:
+    """The prior's typical value per column, the mean beta0/(alpha0 - 1) of a Lomax or
+    beta-geometric predictive (no finite mean for alpha0 <= 1)."""
+    return (f"before seeing a cluster's data, its typical {word} is taken as "
+            + ", ".join(f"{n}: {b / (a - 1):.3g}" if a > 1 else f"{n}: (no finite mean)"
+                        for n, a, b in zip(names, alpha0, beta0)))
 
 
 def check_counts(X: np.ndarray, names, family: str, integer: bool) -> None:

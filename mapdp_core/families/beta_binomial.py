@@ -18,39 +18,56 @@ import math
 import numpy as np
 from numba import njit
 
-from ._common import count_sum_without, as_column_vector, count_sum_move, log_beta, observed_columns, require_positive
+from ._common import (build_columns, require_positive, count_sum_clear, count_sum_move_row, count_sum_without, log_beta, pct,
+                      resolve_vector_prior)
 
 BERNOULLI = "bernoulli"
 BINOMIAL = "binomial"
-# fam = (X, a0, b0, ntr, | cnt, total, alpha, beta, lnB, nl1, nl0)
+PRIOR_KEYS = ("alpha0", "beta0", "n")
+#: the kernel's arrays: data and prior (the first N_FIXED), then per cluster (cluster on axis 0)
+LAYOUT = ("X", "a0", "b0", "ntr", "cnt", "total", "alpha", "beta", "lnB", "nl1", "nl0")
 N_FIXED = 4
 
 
 @njit(cache=True, inline="always")
+def _posterior(a0, b0, ntr, n, t):
+    """(alpha, beta, ln B(alpha, beta), -ln P(1), -ln P(0)) after n rows of ntr trials with
+    t successes in all (eq 25); the last two are the Bernoulli predictive."""
+    a = a0 + t
+    b = b0 + ntr * n - t
+    return a, b, log_beta(a, b), -math.log(a / (a + b)), -math.log(b / (a + b))
+
+
+@njit(cache=True, inline="always")
+def _nlp_term(x, ntr, alpha, beta, lnB, nl1, nl0):
+    """-ln f(x) of the beta-binomial predictive without ln C(n, x) (eq 26)."""
+    if ntr == 1.0:  # Bernoulli: f(1) = alpha/(alpha+beta), no lgamma needed
+        return nl1 if x > 0.5 else nl0
+    return lnB - log_beta(x + alpha, ntr - x + beta)
+
+
+@njit(cache=True, inline="always")
 def _refresh_column(k, d, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
-    a = a0[d] + total[k, d]
-    b = b0[d] + ntr[d] * cnt[k, d] - total[k, d]
-    alpha[k, d] = a
-    beta[k, d] = b
-    lnB[k, d] = log_beta(a, b)
-    nl1[k, d] = -math.log(a / (a + b))
-    nl0[k, d] = -math.log(b / (a + b))
+    al, be, lb, l1, l0 = _posterior(a0[d], b0[d], ntr[d], cnt[k, d], total[k, d])
+    alpha[k, d] = al
+    beta[k, d] = be
+    lnB[k, d] = lb
+    nl1[k, d] = l1
+    nl0[k, d] = l0
 
 
 @njit(cache=True, inline="always")
 def reset(k, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
+    count_sum_clear(k, cnt, total)
     for d in range(X.shape[1]):
-        cnt[k, d] = 0.0
-        total[k, d] = 0.0
         _refresh_column(k, d, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0)
 
 
 @njit(cache=True, inline="always")
 def move(i, k, sign, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
+    count_sum_move_row(i, k, sign, X, cnt, total)
     for d in range(X.shape[1]):
-        x = X[i, d]
-        if not math.isnan(x):
-            count_sum_move(x, k, d, sign, cnt, total)
+        if X[i, d] == X[i, d]:
             _refresh_column(k, d, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0)
 
 
@@ -59,32 +76,23 @@ def nlp(i, k, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
-        if math.isnan(x):
-            continue
-        if ntr[d] == 1.0:  # Bernoulli: f(1) = alpha/(alpha+beta), no lgamma needed
-            out += nl1[k, d] if x > 0.5 else nl0[k, d]
-        else:
-            out += lnB[k, d] - log_beta(x + alpha[k, d], ntr[d] - x + beta[k, d])
+        if x == x:
+            out += _nlp_term(x, ntr[d], alpha[k, d], beta[k, d], lnB[k, d], nl1[k, d], nl0[k, d])
     return out
-
 
 
 @njit(cache=True, inline="always")
 def nlp_loo(i, k, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
-    """nlp of row i under cluster k with row i left out (same arithmetic as move(-1), nlp)."""
+    """nlp of row i under cluster k with row i left out (the arithmetic of move(-1), nlp)."""
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
-        if math.isnan(x):
-            continue
-        n, t = count_sum_without(x, k, d, cnt, total)
-        a = a0[d] + t
-        b = b0[d] + ntr[d] * n - t
-        if ntr[d] == 1.0:
-            out += -math.log(a / (a + b)) if x > 0.5 else -math.log(b / (a + b))
-        else:
-            out += log_beta(a, b) - log_beta(x + a, ntr[d] - x + b)
+        if x == x:
+            n, t = count_sum_without(x, k, d, cnt, total)
+            al, be, lb, l1, l0 = _posterior(a0[d], b0[d], ntr[d], n, t)
+            out += _nlp_term(x, ntr[d], al, be, lb, l1, l0)
     return out
+
 
 @njit(cache=True, inline="always")
 def pconst(i, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
@@ -136,34 +144,55 @@ def default_prior(X: np.ndarray, family: str) -> dict:
     return {"alpha0": 2.0 * p, "beta0": 2.0 * (1.0 - p), "n": ntr}
 
 
+def _whole_trials(values: np.ndarray, key: str, family: str) -> None:
+    require_positive(values, key, family)
+    if np.any(values != np.round(values)):
+        raise ValueError(f"{family} prior 'n' (number of trials) must be whole numbers, got {values.tolist()}.")
+
+
 def resolve_prior(user: dict, X: np.ndarray, names, family: str) -> dict:
-    keys = ("alpha0", "beta0") + (("n",) if family == BINOMIAL else ())
-    unknown = set(user) - set(keys)
-    if unknown:
-        raise ValueError(f"unknown {family} prior key(s) {sorted(unknown)}; expected {list(keys)}.")
-    D = X.shape[1]
-    prior = {}
-    if set(keys) - set(user):
-        observed_columns(X, names, family)
-        prior = default_prior(X, family)
-    prior.update(user)
-    out = {key: as_column_vector(prior[key], D, key, family) for key in ("alpha0", "beta0")}
-    out["n"] = np.ones(D) if family == BERNOULLI else as_column_vector(prior["n"], D, "n", family)
-    for key in ("alpha0", "beta0", "n"):
-        require_positive(out[key], key, family)
-    if np.any(out["n"] != np.round(out["n"])):
-        raise ValueError(f"{family} prior 'n' (number of trials) must be whole numbers, got {out['n'].tolist()}.")
+    if family == BERNOULLI:  # one trial, not a hyperparameter
+        out = resolve_vector_prior(user, X, names, family, PRIOR_KEYS[:2], lambda X: default_prior(X, family))
+        out["n"] = np.ones(X.shape[1])
+    else:
+        out = resolve_vector_prior(user, X, names, family, PRIOR_KEYS, lambda X: default_prior(X, family),
+                                   {"n": _whole_trials})
     check_data(X, names, family, out["n"])
     return out
 
 
 def build(X: np.ndarray, prior: dict, cap: int):
-    D = X.shape[1]
-    return (np.ascontiguousarray(X), prior["alpha0"], prior["beta0"], prior["n"]) + tuple(
-        np.zeros((cap, D)) for _ in range(7))
+    return build_columns(X, prior, cap, PRIOR_KEYS, LAYOUT, N_FIXED)
 
 
 def summary(fam, K: int):
     """Predictive mean n alpha/(alpha + beta) per cluster and column."""
     ntr, alpha, beta = fam[3], fam[6][:K], fam[7][:K]
     return ntr * alpha / (alpha + beta)
+
+
+def describe(block, X: np.ndarray) -> list[str]:
+    """The prior in words: its mean success rate alpha0/(alpha0 + beta0) (eq 25) and its
+    weight alpha0 + beta0 in observations."""
+    p = block.prior
+    rate = p["alpha0"] / (p["alpha0"] + p["beta0"])
+    if block.family == BERNOULLI:
+        guess = ("before seeing a cluster's data, the chance of a 'yes' is taken as "
+                 + ", ".join(f"{n}: {pct(r)}" for n, r in zip(block.names, rate)))
+    else:
+        guess = ("before seeing a cluster's data, its typical score is taken as "
+                 + ", ".join(f"{name}: {n * r:.2g} out of {n:g}" for name, n, r in zip(block.names, p["n"], rate)))
+    return [guess, f"that guess weighs like {np.mean(p['alpha0'] + p['beta0']):.2g} observations"]
+
+
+def impute(fam, K: int) -> np.ndarray:
+    """The predictive (beta-binomial, eq 26) mode per cluster and column (PLOS Appendix F)."""
+    from scipy.stats import betabinom
+
+    ntr, alpha, beta = fam[3], fam[6][:K], fam[7][:K]
+    out = np.empty((K, len(ntr)))
+    for d in range(len(ntr)):
+        support = np.arange(int(ntr[d]) + 1)
+        pmf = betabinom.pmf(support[None, :], int(ntr[d]), alpha[:, d, None], beta[:, d, None])
+        out[:, d] = np.argmax(pmf, axis=1)
+    return out

@@ -15,10 +15,12 @@ import math
 import numpy as np
 from numba import njit
 
-from ._common import observed_columns
+from ._common import observed_columns, pct
 
 NAME = "categorical"
-# fam = (X, alpha0 (flat), offsets, A0, | cnt, counts (flat), log_alpha (flat), log_A)
+#: the kernel's arrays: data and prior (the first N_FIXED), then per cluster (cluster on axis 0);
+#: alpha0, counts and la run over every column's categories (column d at off[d]:off[d+1])
+LAYOUT = ("X", "alpha0", "off", "A0", "cnt", "counts", "la", "lA")
 N_FIXED = 4
 
 
@@ -173,3 +175,18 @@ def summary(fam, K: int):
         a = alpha0[off[d]:off[d + 1]] + counts[:, off[d]:off[d + 1]]
         out.append(a / a.sum(axis=1, keepdims=True))
     return out
+
+
+def describe(block, X: np.ndarray) -> list[str]:
+    """The prior in words: the Dirichlet's mean shares alpha0/A0 and its weight A0."""
+    out = []
+    for name, a in zip(block.names, block.prior["alpha0"]):
+        share = a / a.sum()
+        out.append(f"{name}: a cluster's category shares start from "
+                   + " / ".join(pct(v) for v in share) + f", weighing like {a.sum():.2g} observations")
+    return out
+
+
+def impute(fam, K: int) -> np.ndarray:
+    """The predictive mode (most probable category code, eq 24) per cluster and column."""
+    return np.column_stack([np.argmax(probs, axis=1) for probs in summary(fam, K)] or [np.zeros((K, 0))])

@@ -14,36 +14,50 @@ import math
 import numpy as np
 from numba import njit
 
-from ._common import count_sum_without, check_counts, count_sum_move, resolve_vector_prior
+from ._common import (build_columns, check_counts, count_sum_clear, count_sum_move_row, count_sum_without,
+                      resolve_vector_prior, typical_values)
 
 NAME = "exponential"
-# fam = (X, a0, b0, | cnt, total, alpha, beta, log_const)
+PRIOR_KEYS = ("alpha0", "beta0")
+#: the kernel's arrays: data and prior (the first N_FIXED), then per cluster (cluster on axis 0)
+LAYOUT = ("X", "a0", "b0", "cnt", "total", "alpha", "beta", "lc")
 N_FIXED = 3
 
 
 @njit(cache=True, inline="always")
+def _posterior(a0, b0, n, t):
+    """(alpha, beta, ln alpha + alpha ln beta) after n values summing to t."""
+    a = a0 + n
+    b = b0 + t
+    return a, b, math.log(a) + a * math.log(b)
+
+
+@njit(cache=True, inline="always")
+def _nlp_term(x, alpha, beta, lc):
+    """-ln f(x) of the Lomax predictive (eq 22)."""
+    return (alpha + 1.0) * math.log(x + beta) - lc
+
+
+@njit(cache=True, inline="always")
 def _refresh_column(k, d, a0, b0, cnt, total, alpha, beta, lc):
-    a = a0[d] + cnt[k, d]
-    b = b0[d] + total[k, d]
-    alpha[k, d] = a
-    beta[k, d] = b
-    lc[k, d] = math.log(a) + a * math.log(b)
+    al, be, l0 = _posterior(a0[d], b0[d], cnt[k, d], total[k, d])
+    alpha[k, d] = al
+    beta[k, d] = be
+    lc[k, d] = l0
 
 
 @njit(cache=True, inline="always")
 def reset(k, X, a0, b0, cnt, total, alpha, beta, lc):
+    count_sum_clear(k, cnt, total)
     for d in range(X.shape[1]):
-        cnt[k, d] = 0.0
-        total[k, d] = 0.0
         _refresh_column(k, d, a0, b0, cnt, total, alpha, beta, lc)
 
 
 @njit(cache=True, inline="always")
 def move(i, k, sign, X, a0, b0, cnt, total, alpha, beta, lc):
+    count_sum_move_row(i, k, sign, X, cnt, total)
     for d in range(X.shape[1]):
-        x = X[i, d]
-        if not math.isnan(x):
-            count_sum_move(x, k, d, sign, cnt, total)
+        if X[i, d] == X[i, d]:
             _refresh_column(k, d, a0, b0, cnt, total, alpha, beta, lc)
 
 
@@ -52,25 +66,23 @@ def nlp(i, k, X, a0, b0, cnt, total, alpha, beta, lc):
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
-        if not math.isnan(x):
-            out += (alpha[k, d] + 1.0) * math.log(x + beta[k, d]) - lc[k, d]
+        if x == x:
+            out += _nlp_term(x, alpha[k, d], beta[k, d], lc[k, d])
     return out
-
 
 
 @njit(cache=True, inline="always")
 def nlp_loo(i, k, X, a0, b0, cnt, total, alpha, beta, lc):
-    """nlp of row i under cluster k with row i left out (same arithmetic as move(-1), nlp)."""
+    """nlp of row i under cluster k with row i left out (the arithmetic of move(-1), nlp)."""
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
-        if math.isnan(x):
-            continue
-        n, t = count_sum_without(x, k, d, cnt, total)
-        a = a0[d] + n
-        b = b0[d] + t
-        out += (a + 1.0) * math.log(x + b) - (math.log(a) + a * math.log(b))
+        if x == x:
+            n, t = count_sum_without(x, k, d, cnt, total)
+            al, be, l0 = _posterior(a0[d], b0[d], n, t)
+            out += _nlp_term(x, al, be, l0)
     return out
+
 
 @njit(cache=True, inline="always")
 def logml(k, X, a0, b0, cnt, total, alpha, beta, lc):
@@ -93,15 +105,26 @@ def default_prior(X: np.ndarray) -> dict:
 
 
 def resolve_prior(user: dict, X: np.ndarray, names, family: str = NAME) -> dict:
-    return resolve_vector_prior(user, X, names, NAME, ("alpha0", "beta0"), default_prior)
+    return resolve_vector_prior(user, X, names, NAME, PRIOR_KEYS, default_prior)
 
 
 def build(X: np.ndarray, prior: dict, cap: int):
-    D = X.shape[1]
-    return (np.ascontiguousarray(X), prior["alpha0"], prior["beta0"]) + tuple(np.zeros((cap, D)) for _ in range(5))
+    return build_columns(X, prior, cap, PRIOR_KEYS, LAYOUT, N_FIXED)
 
 
 def summary(fam, K: int):
     """Predictive (Lomax) mean beta/(alpha - 1); alpha > 1 always holds once alpha0 >= 1."""
     alpha, beta = fam[5][:K], fam[6][:K]
     return np.where(alpha > 1, beta / np.maximum(alpha - 1, 1e-300), np.inf)
+
+
+def describe(block, X: np.ndarray) -> list[str]:
+    """The prior in words: the Lomax mean beta0/(alpha0 - 1) and the weight alpha0."""
+    p = block.prior
+    return [typical_values("value", block.names, p["alpha0"], p["beta0"]),
+            f"that guess weighs like {np.mean(p['alpha0']):.2g} observations"]
+
+
+def impute(fam, K: int):
+    """A gap is filled with the predictive (Lomax) mean: its mode, 0, says nothing."""
+    return None

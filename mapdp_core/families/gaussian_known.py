@@ -44,14 +44,15 @@ import numpy as np
 import scipy.linalg
 from numba import njit
 
-from ._common import (LOG_2PI, WITHIN_FRACTION, as_column_vector, back_solve, cholesky_in_place, forward_solve,
-                      log_diagonal_sum, observed_columns, observed_indices, welford_move)
+from ._common import (LOG_2PI, WITHIN_FRACTION, as_column_vector, back_solve, cholesky_in_place, column_sd, forward_solve,
+                      log_diagonal_sum, merge_prior, observed_indices, spread_sentence, welford_move)
 
 SPHERICAL = "spherical_gaussian"
 KNOWN_COV = "gaussian_known_cov"
 
-# fam = (Y, mu0, tau2, s2, raw, tox, toy, work, | cnt, mean, m2, pred_mean, pred_var, pred_const)
-# Y: rows in the independent coordinates (NaN where missing; for the rows with gaps of a
+#: the kernel's arrays: data and prior (the first N_FIXED), then per cluster (cluster on axis 0)
+LAYOUT = ("X", "mu0", "tau2", "s2", "raw", "tox", "toy", "work", "cnt", "mean", "m2", "pm", "pv", "pc")
+# X: rows in the independent coordinates (NaN where missing; for the rows with gaps of a
 # known-covariance block, the completed values they last joined a cluster with).
 # raw: the rows in data units when a known-covariance block has gaps, else zero rows.
 # work: scratch: rows 0..D-1 a Cholesky factor, row D observed indices, rows D+1..D+5 a
@@ -114,18 +115,23 @@ def _observed_factor(i, raw, tox, m, v, work):
 
 
 @njit(cache=True, inline="always")
+def _observed_residual(i, raw, tox, m, v, work):
+    """_observed_factor, then the residual x_o - (V m)_o of row i into work[D + 1]; returns p."""
+    D = raw.shape[1]
+    p = _observed_factor(i, raw, tox, m, v, work)
+    for r in range(p):
+        work[D + 1, r] = raw[i, int(work[D, r])] - work[D + 2, r]
+    return p
+
+
+@njit(cache=True, inline="always")
 def _marginal_nlp(i, raw, tox, m, v, work):
     """-ln N(x_o; (V m)_o, (V diag(v) V^T)_oo): eq 17 on the observed entries of row i,
     in data units (the Jacobian included)."""
     D = raw.shape[1]
-    p = _observed_factor(i, raw, tox, m, v, work)
+    p = _observed_residual(i, raw, tox, m, v, work)
     S = work[:D]
-    idx = work[D]
-    y = work[D + 1]
-    mx = work[D + 2]
-    for r in range(p):
-        y[r] = raw[i, int(idx[r])] - mx[r]
-    q = forward_solve(S, p, y)
+    q = forward_solve(S, p, work[D + 1])
     return 0.5 * q + log_diagonal_sum(S, p) + 0.5 * p * LOG_2PI
 
 
@@ -134,15 +140,12 @@ def _complete_row(i, X, raw, tox, toy, m, v, work):
     """Y[i] = V^-1 x with each missing entry of x set to E[x_mis | x_o] = m_mis +
     C_mo C_oo^-1 (x_o - m_o) under the predictive N(V m, V diag(v) V^T) (Appendix F)."""
     D = raw.shape[1]
-    p = _observed_factor(i, raw, tox, m, v, work)
+    p = _observed_residual(i, raw, tox, m, v, work)
     S = work[:D]
     idx = work[D]
     y = work[D + 1]
-    mx = work[D + 2]
     xf = work[D + 5]
-    for r in range(p):  # y = C_oo^-1 (x_o - m_o)
-        y[r] = raw[i, int(idx[r])] - mx[r]
-    forward_solve(S, p, y)
+    forward_solve(S, p, y)  # y = C_oo^-1 (x_o - m_o)
     back_solve(S, p, y)
     for a in range(D):
         x = raw[i, a]
@@ -301,15 +304,7 @@ def resolve_prior(user: dict, X: np.ndarray, names, family: str) -> dict:
         keys = ("mu0", "sigma2", "sigma0_2")
     else:
         keys = ("mu0", "Sigma", "Sigma0")
-    unknown = set(user) - set(keys)
-    if unknown:
-        raise ValueError(f"unknown {family} prior key(s) {sorted(unknown)}; expected {list(keys)}.")
-    if set(keys) - set(user):
-        observed_columns(X, names, family)
-        prior = default_prior(X, family)
-    else:
-        prior = {}
-    prior.update(user)
+    prior = merge_prior(user, X, names, family, keys, lambda X: default_prior(X, family))
     out = {"mu0": as_column_vector(prior["mu0"], D, "mu0", family)}
     if family == SPHERICAL:
         for key in ("sigma2", "sigma0_2"):
@@ -375,3 +370,22 @@ def summary(fam, K: int, t: Transform):
     means = pm @ t.to_x.T
     covs = np.einsum("ij,kj,lj->kil", t.to_x, pv, t.to_x)
     return means, covs
+
+
+def describe(block, X: np.ndarray) -> list[str]:
+    """The prior in words: the known within-cluster spread and the prior spread of centres
+    (eqs 14-17), against each feature's spread."""
+    p = block.prior
+    sd = column_sd(X[:, block.columns])
+    if block.family == SPHERICAL:
+        return [spread_sentence(np.sqrt(p["sigma2"]) / sd, block.names) + " (the same in every direction, known)",
+                f"cluster centres are expected within about {np.mean(np.sqrt(p['sigma0_2']) / sd):.1f} times the "
+                "feature's spread of its prior centre"]
+    return [spread_sentence(np.sqrt(np.diag(p["Sigma"])) / sd, block.names) + " (known, shared by all clusters)",
+            f"cluster centres are expected within about {np.mean(np.sqrt(np.diag(p['Sigma0'])) / sd):.1f} "
+            "times the feature's spread of its prior centre"]
+
+
+def impute(fam, K: int):
+    """A gap is filled with the predictive mean (also the Gaussian's mode): see summary."""
+    return None

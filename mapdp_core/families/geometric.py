@@ -15,36 +15,50 @@ import math
 import numpy as np
 from numba import njit
 
-from ._common import count_sum_without, check_counts, count_sum_move, log_beta, resolve_vector_prior
+from ._common import (build_columns, check_counts, count_sum_clear, count_sum_move_row, count_sum_without,
+                      log_beta, resolve_vector_prior, typical_values)
 
 NAME = "geometric"
-# fam = (X, a0, b0, | cnt, total, log_const, beta, alpha_plus_beta)
+PRIOR_KEYS = ("alpha0", "beta0")
+#: the kernel's arrays: data and prior (the first N_FIXED), then per cluster (cluster on axis 0)
+LAYOUT = ("X", "a0", "b0", "cnt", "total", "lc", "beta", "apb")
 N_FIXED = 3
 
 
 @njit(cache=True, inline="always")
+def _posterior(a0, b0, n, t):
+    """(ln alpha - lnG(beta) + lnG(alpha + beta), beta, alpha + beta) after n counts summing to t."""
+    a = a0 + n
+    b = b0 + t
+    return math.log(a) - math.lgamma(b) + math.lgamma(a + b), b, a + b
+
+
+@njit(cache=True, inline="always")
+def _nlp_term(x, lc, beta, apb):
+    """-ln f(x) of the beta-geometric predictive (eq 31)."""
+    return -(lc + math.lgamma(beta + x) - math.lgamma(apb + x + 1.0))
+
+
+@njit(cache=True, inline="always")
 def _refresh_column(k, d, a0, b0, cnt, total, lc, beta, apb):
-    a = a0[d] + cnt[k, d]
-    b = b0[d] + total[k, d]
-    beta[k, d] = b
-    apb[k, d] = a + b
-    lc[k, d] = math.log(a) - math.lgamma(b) + math.lgamma(a + b)
+    l0, be, ab = _posterior(a0[d], b0[d], cnt[k, d], total[k, d])
+    lc[k, d] = l0
+    beta[k, d] = be
+    apb[k, d] = ab
 
 
 @njit(cache=True, inline="always")
 def reset(k, X, a0, b0, cnt, total, lc, beta, apb):
+    count_sum_clear(k, cnt, total)
     for d in range(X.shape[1]):
-        cnt[k, d] = 0.0
-        total[k, d] = 0.0
         _refresh_column(k, d, a0, b0, cnt, total, lc, beta, apb)
 
 
 @njit(cache=True, inline="always")
 def move(i, k, sign, X, a0, b0, cnt, total, lc, beta, apb):
+    count_sum_move_row(i, k, sign, X, cnt, total)
     for d in range(X.shape[1]):
-        x = X[i, d]
-        if not math.isnan(x):
-            count_sum_move(x, k, d, sign, cnt, total)
+        if X[i, d] == X[i, d]:
             _refresh_column(k, d, a0, b0, cnt, total, lc, beta, apb)
 
 
@@ -53,25 +67,23 @@ def nlp(i, k, X, a0, b0, cnt, total, lc, beta, apb):
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
-        if not math.isnan(x):
-            out -= lc[k, d] + math.lgamma(beta[k, d] + x) - math.lgamma(apb[k, d] + x + 1.0)
+        if x == x:
+            out += _nlp_term(x, lc[k, d], beta[k, d], apb[k, d])
     return out
-
 
 
 @njit(cache=True, inline="always")
 def nlp_loo(i, k, X, a0, b0, cnt, total, lc, beta, apb):
-    """nlp of row i under cluster k with row i left out (same arithmetic as move(-1), nlp)."""
+    """nlp of row i under cluster k with row i left out (the arithmetic of move(-1), nlp)."""
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
-        if math.isnan(x):
-            continue
-        n, t = count_sum_without(x, k, d, cnt, total)
-        a = a0[d] + n
-        b = b0[d] + t
-        out -= (math.log(a) - math.lgamma(b) + math.lgamma(a + b)) + math.lgamma(b + x) - math.lgamma(a + b + x + 1.0)
+        if x == x:
+            n, t = count_sum_without(x, k, d, cnt, total)
+            l0, be, ab = _posterior(a0[d], b0[d], n, t)
+            out += _nlp_term(x, l0, be, ab)
     return out
+
 
 @njit(cache=True, inline="always")
 def logml(k, X, a0, b0, cnt, total, lc, beta, apb):
@@ -93,12 +105,11 @@ def default_prior(X: np.ndarray) -> dict:
 
 
 def resolve_prior(user: dict, X: np.ndarray, names, family: str = NAME) -> dict:
-    return resolve_vector_prior(user, X, names, NAME, ("alpha0", "beta0"), default_prior)
+    return resolve_vector_prior(user, X, names, NAME, PRIOR_KEYS, default_prior)
 
 
 def build(X: np.ndarray, prior: dict, cap: int):
-    D = X.shape[1]
-    return (np.ascontiguousarray(X), prior["alpha0"], prior["beta0"]) + tuple(np.zeros((cap, D)) for _ in range(5))
+    return build_columns(X, prior, cap, PRIOR_KEYS, LAYOUT, N_FIXED)
 
 
 def summary(fam, K: int):
@@ -106,3 +117,15 @@ def summary(fam, K: int):
     a0, cnt, beta = fam[1], fam[3][:K], fam[6][:K]
     alpha = a0 + cnt
     return np.where(alpha > 1, beta / np.maximum(alpha - 1, 1e-300), np.inf)
+
+
+def describe(block, X: np.ndarray) -> list[str]:
+    """The prior in words: the beta-geometric mean beta0/(alpha0 - 1), the weight alpha0 + beta0."""
+    p = block.prior
+    return [typical_values("count", block.names, p["alpha0"], p["beta0"]),
+            f"that guess weighs like {np.mean(p['alpha0'] + p['beta0']):.2g} observations"]
+
+
+def impute(fam, K: int) -> np.ndarray:
+    """The predictive (beta-geometric) mode, always 0."""
+    return np.zeros((K, fam[0].shape[1]))

@@ -24,10 +24,13 @@ import math
 import numpy as np
 from numba import njit
 
-from ._common import LOG_2PI, LOG_PI, WITHIN_FRACTION, as_column_vector, observed_columns, require_positive, welford_move
+from ._common import (LOG_2PI, LOG_PI, WITHIN_FRACTION, build_columns, column_sd, resolve_vector_prior, spread_sentence,
+                      welford_move)
 
 NAME = "normal_gamma"
-# fam = (X, m0, c0, a0, b0, | cnt, mean, m2, loc, inv_nu_s, half_exp, const)
+PRIOR_KEYS = ("m0", "c0", "a0", "b0")
+#: the kernel's arrays: data and prior (the first N_FIXED), then per cluster (cluster on axis 0)
+LAYOUT = ("X", "m0", "c0", "a0", "b0", "cnt", "mean", "m2", "loc", "ivs", "hexp", "const")
 N_FIXED = 5
 
 
@@ -139,26 +142,29 @@ def default_prior(X: np.ndarray) -> dict:
 
 
 def resolve_prior(user: dict, X: np.ndarray, names, family: str = NAME) -> dict:
-    keys = ("m0", "c0", "a0", "b0")
-    unknown = set(user) - set(keys)
-    if unknown:
-        raise ValueError(f"unknown {NAME} prior key(s) {sorted(unknown)}; expected {list(keys)}.")
-    prior = {}
-    if set(keys) - set(user):
-        observed_columns(X, names, NAME)
-        prior = default_prior(X)
-    prior.update(user)
-    out = {key: as_column_vector(prior[key], X.shape[1], key, NAME) for key in keys}
-    for key in ("c0", "a0", "b0"):
-        require_positive(out[key], key, NAME)
-    return out
+    return resolve_vector_prior(user, X, names, NAME, PRIOR_KEYS, default_prior, {"m0": None})
 
 
 def build(X: np.ndarray, prior: dict, cap: int):
-    D = X.shape[1]
-    per_cluster = tuple(np.zeros((cap, D)) for _ in range(7))
-    return (np.ascontiguousarray(X), prior["m0"], prior["c0"], prior["a0"], prior["b0"]) + per_cluster
+    return build_columns(X, prior, cap, PRIOR_KEYS, LAYOUT, N_FIXED)
 
 
 def summary(fam, K: int):
     return fam[8][:K].copy()
+
+
+def describe(block, X: np.ndarray) -> list[str]:
+    """The prior in words: E[sigma^2] = b0/(a0 - 1) per column, centres' spread E[sigma^2]/c0,
+    and the weight 2 a0 of the Gamma prior in observations."""
+    p = block.prior
+    sd = column_sd(X[:, block.columns])
+    var = np.where(p["a0"] > 1, p["b0"] / np.maximum(p["a0"] - 1, 1e-300), np.nan)
+    return [spread_sentence(np.sqrt(var) / sd, block.names),
+            f"cluster centres are expected within about {np.nanmean(np.sqrt(var / p['c0']) / sd):.1f} times "
+            "the feature's spread of its prior centre",
+            f"the prior on each cluster's spread weighs like {np.mean(2 * p['a0']):g} observations"]
+
+
+def impute(fam, K: int):
+    """A gap is filled with the predictive mean (also the Student-t's mode): see summary."""
+    return None

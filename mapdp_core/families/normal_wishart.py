@@ -45,11 +45,13 @@ import math
 import numpy as np
 from numba import njit
 
-from ._common import (LOG_PI, WITHIN_FRACTION, back_solve, cholesky_in_place, forward_solve, log_diagonal_sum,
-                      observed_columns, observed_indices)
+from ._common import (LOG_PI, WITHIN_FRACTION, back_solve, cholesky_in_place, column_sd, forward_solve,
+                      log_diagonal_sum, merge_prior, observed_indices, spread_sentence)
 
 NAME = "normal_wishart"
-# fam = (X, m0, c0, a0, L0, work, fill, | cnt, mean, chol, half_exp, coef, const, const_without_one)
+#: the kernel's arrays: data and prior (the first N_FIXED), then per cluster (cluster on axis 0);
+#: const1 is the constant of the cluster without one point, with its own log-determinant (nlp_loo)
+LAYOUT = ("X", "m0", "c0", "a0", "L0", "work", "fill", "cnt", "mean", "chol", "hexp", "coef", "const", "const1")
 # X keeps NaN where a value is missing; fill is X with each missing entry replaced by the
 # value the row was given when it last joined a cluster (see "Missing values" above);
 # work is scratch: rows 0-2 vectors, 3..D+2 a DxD factor, D+3..2D+2 another, 2D+3 indices.
@@ -351,16 +353,8 @@ def default_prior(X: np.ndarray) -> dict:
 
 
 def resolve_prior(user: dict, X: np.ndarray, names, family: str = NAME) -> dict:
-    keys = ("m0", "c0", "a0", "B0")
-    unknown = set(user) - set(keys)
-    if unknown:
-        raise ValueError(f"unknown {NAME} prior key(s) {sorted(unknown)}; expected {list(keys)}.")
     D = X.shape[1]
-    prior = {}
-    if set(keys) - set(user):
-        observed_columns(X, names, NAME)
-        prior = default_prior(X)
-    prior.update(user)
+    prior = merge_prior(user, X, names, NAME, ("m0", "c0", "a0", "B0"), default_prior)
     m0 = np.asarray(prior["m0"], dtype=float).reshape(-1) if np.ndim(prior["m0"]) else np.full(D, float(prior["m0"]))
     if m0.shape != (D,) or not np.all(np.isfinite(m0)):
         raise ValueError(f"{NAME} prior 'm0' must be {D} finite numbers, got shape {m0.shape}.")
@@ -410,3 +404,26 @@ def summary(fam, K: int):
     # E[Sigma] is finite only for a_k > D + 1; otherwise show the mode T/(a_k + D + 1).
     denom = np.where(dof > 0, dof, a0 + cnt + D + 1.0)
     return mean.copy(), T / denom[:, None, None]
+
+
+def describe(block, X: np.ndarray) -> list[str]:
+    """The prior in words: E[Sigma] = B0^-1/(a0 - D - 1) against each feature's variance
+    (PLOS Appendix G), how far centres lie (Cov(mu) = E[Sigma]/c0), the weight a0."""
+    p, sub = block.prior, X[:, block.columns]
+    sd = column_sd(sub)
+    D = sub.shape[1]
+    T0 = np.linalg.inv(p["B0"])
+    if p["a0"] > D + 1:
+        within = np.sqrt(np.diag(T0) / (p["a0"] - D - 1)) / sd
+        centres = np.sqrt(np.diag(T0) / (p["a0"] - D - 1) / p["c0"]) / sd
+        return [spread_sentence(within, block.names),
+                f"cluster centres are expected within about {centres.mean():.1f} times the feature's spread "
+                f"of its prior centre",
+                f"the prior on each cluster's shape weighs like {p['a0']:g} observations"]
+    return ["the prior on cluster shapes is too weak (a0 <= D + 1) for a typical spread to exist",
+            f"it weighs like {p['a0']:g} observations"]
+
+
+def impute(fam, K: int):
+    """A gap is filled with the predictive mean (also the Student-t's mode): see summary."""
+    return None

@@ -15,37 +15,51 @@ import math
 import numpy as np
 from numba import njit
 
-from ._common import count_sum_without, check_counts, count_sum_move, resolve_vector_prior
+from ._common import (build_columns, check_counts, count_sum_clear, count_sum_move_row, count_sum_without,
+                      resolve_vector_prior)
 
 NAME = "poisson"
-# fam = (X, a0, b0, | cnt, total, alpha, lg_alpha, alpha_log_p, log_b1)
+PRIOR_KEYS = ("alpha0", "beta0")
+#: the kernel's arrays: data and prior (the first N_FIXED), then per cluster (cluster on axis 0)
+LAYOUT = ("X", "a0", "b0", "cnt", "total", "alpha", "lga", "alp", "lb1")
 N_FIXED = 3
 
 
 @njit(cache=True, inline="always")
+def _posterior(a0, b0, n, t):
+    """(alpha, lnG(alpha), alpha ln(beta/(beta+1)), ln(beta+1)) after n counts summing to t (eq 28)."""
+    a = a0 + t
+    b = b0 + n
+    return a, math.lgamma(a), a * math.log(b / (b + 1.0)), math.log(b + 1.0)
+
+
+@njit(cache=True, inline="always")
+def _nlp_term(x, alpha, lga, alp, lb1):
+    """-ln f(x) of the negative binomial predictive without ln x! (eq 29, ALGORITHMS.md)."""
+    return -(math.lgamma(alpha + x) - lga + alp - x * lb1)
+
+
+@njit(cache=True, inline="always")
 def _refresh_column(k, d, a0, b0, cnt, total, alpha, lga, alp, lb1):
-    a = a0[d] + total[k, d]
-    b = b0[d] + cnt[k, d]
+    a, lg, ap, l1 = _posterior(a0[d], b0[d], cnt[k, d], total[k, d])
     alpha[k, d] = a
-    lga[k, d] = math.lgamma(a)
-    alp[k, d] = a * math.log(b / (b + 1.0))
-    lb1[k, d] = math.log(b + 1.0)
+    lga[k, d] = lg
+    alp[k, d] = ap
+    lb1[k, d] = l1
 
 
 @njit(cache=True, inline="always")
 def reset(k, X, a0, b0, cnt, total, alpha, lga, alp, lb1):
+    count_sum_clear(k, cnt, total)
     for d in range(X.shape[1]):
-        cnt[k, d] = 0.0
-        total[k, d] = 0.0
         _refresh_column(k, d, a0, b0, cnt, total, alpha, lga, alp, lb1)
 
 
 @njit(cache=True, inline="always")
 def move(i, k, sign, X, a0, b0, cnt, total, alpha, lga, alp, lb1):
+    count_sum_move_row(i, k, sign, X, cnt, total)
     for d in range(X.shape[1]):
-        x = X[i, d]
-        if not math.isnan(x):
-            count_sum_move(x, k, d, sign, cnt, total)
+        if X[i, d] == X[i, d]:
             _refresh_column(k, d, a0, b0, cnt, total, alpha, lga, alp, lb1)
 
 
@@ -54,25 +68,23 @@ def nlp(i, k, X, a0, b0, cnt, total, alpha, lga, alp, lb1):
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
-        if not math.isnan(x):
-            out -= math.lgamma(alpha[k, d] + x) - lga[k, d] + alp[k, d] - x * lb1[k, d]
+        if x == x:
+            out += _nlp_term(x, alpha[k, d], lga[k, d], alp[k, d], lb1[k, d])
     return out
-
 
 
 @njit(cache=True, inline="always")
 def nlp_loo(i, k, X, a0, b0, cnt, total, alpha, lga, alp, lb1):
-    """nlp of row i under cluster k with row i left out (same arithmetic as move(-1), nlp)."""
+    """nlp of row i under cluster k with row i left out (the arithmetic of move(-1), nlp)."""
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
-        if math.isnan(x):
-            continue
-        n, t = count_sum_without(x, k, d, cnt, total)
-        a = a0[d] + t
-        b = b0[d] + n
-        out -= math.lgamma(a + x) - math.lgamma(a) + a * math.log(b / (b + 1.0)) - x * math.log(b + 1.0)
+        if x == x:
+            n, t = count_sum_without(x, k, d, cnt, total)
+            a, lg, ap, l1 = _posterior(a0[d], b0[d], n, t)
+            out += _nlp_term(x, a, lg, ap, l1)
     return out
+
 
 @njit(cache=True, inline="always")
 def pconst(i, X, a0, b0, cnt, total, alpha, lga, alp, lb1):
@@ -105,15 +117,28 @@ def default_prior(X: np.ndarray) -> dict:
 
 
 def resolve_prior(user: dict, X: np.ndarray, names, family: str = NAME) -> dict:
-    return resolve_vector_prior(user, X, names, NAME, ("alpha0", "beta0"), default_prior)
+    return resolve_vector_prior(user, X, names, NAME, PRIOR_KEYS, default_prior)
 
 
 def build(X: np.ndarray, prior: dict, cap: int):
-    D = X.shape[1]
-    return (np.ascontiguousarray(X), prior["alpha0"], prior["beta0"]) + tuple(np.zeros((cap, D)) for _ in range(6))
+    return build_columns(X, prior, cap, PRIOR_KEYS, LAYOUT, N_FIXED)
 
 
 def summary(fam, K: int):
     """Posterior mean rate alpha/beta."""
     b0, cnt, alpha = fam[2], fam[3][:K], fam[5][:K]
     return alpha / (b0 + cnt)
+
+
+def describe(block, X: np.ndarray) -> list[str]:
+    """The prior in words: its mean rate alpha0/beta0 and its weight beta0 in observations."""
+    p = block.prior
+    return ["before seeing a cluster's data, its typical count is taken as "
+            + ", ".join(f"{n}: {a / b:.3g}" for n, a, b in zip(block.names, p["alpha0"], p["beta0"])),
+            f"that guess weighs like {np.mean(p['beta0']):.2g} observations"]
+
+
+def impute(fam, K: int) -> np.ndarray:
+    """The predictive (negative binomial) mode floor((alpha - 1)/beta), or 0 for alpha <= 1."""
+    alpha, rate = fam[5][:K], fam[2] + fam[3][:K]
+    return np.where(alpha > 1, np.floor((alpha - 1) / rate), 0.0)
