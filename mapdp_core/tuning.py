@@ -34,6 +34,7 @@ from scipy.special import digamma, polygamma
 
 from .families import FAMILIES, GAUSSIAN_FAMILIES
 from .mapdp import MAPDP
+from ._validation import check_int, check_positive_values, check_real
 from .spec import ParsedData, _groups, parse, to_matrix
 
 __all__ = [
@@ -60,11 +61,8 @@ _CHUNK = 4_000_000  # elements per broadcasting chunk
 # ----------------------------------------------------------------------------- E[K]
 
 def _check_N(N) -> int:
-    if isinstance(N, bool) or not isinstance(N, numbers.Integral) or N < 0:
-        if isinstance(N, numbers.Real) and not isinstance(N, bool) and float(N).is_integer() and N >= 0:
-            return int(N)
-        raise ValueError(f"N (the number of data points) must be a whole number >= 0, got {N!r}.")
-    return int(N)
+    # 1e6 is a natural way to write a number of points, so whole floats pass
+    return check_int(N, "N (the number of data points)", 0, whole_floats=True)
 
 
 def _crp_sums(n0: np.ndarray, N: int) -> tuple[np.ndarray, np.ndarray]:
@@ -297,13 +295,7 @@ class N0Grid(NamedTuple):
     best_N0: float
 
 
-def _check_values(values, name: str) -> list[float]:
-    arr = np.asarray(values, dtype=float).reshape(-1)
-    if arr.size == 0:
-        raise ValueError(f"{name} must hold at least one value.")
-    if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
-        raise ValueError(f"every value in {name} must be a finite number > 0, got {arr.tolist()}.")
-    return [float(v) for v in arr]
+_check_values = check_positive_values
 
 
 def n0_grid(X, n0_values, likelihood="normal_wishart", prior=None, n_init: int = 3, random_state=0,
@@ -356,10 +348,8 @@ def n0_grid(X, n0_values, likelihood="normal_wishart", prior=None, n_init: int =
 
 # ----------------------------------------------------------------------------- prior scale
 
-def _check_scale(s) -> float:
-    if isinstance(s, bool) or not isinstance(s, numbers.Real) or not math.isfinite(s) or s <= 0:
-        raise ValueError(f"the prior scale s must be a finite number > 0, got {s!r}.")
-    return float(s)
+def _check_scale(value, name: str = "the prior scale s") -> float:
+    return check_real(value, name, positive=True)
 
 
 def _scaled_block_prior(family: str, prior: dict, s: float, weight: float = 1.0) -> dict:
@@ -443,7 +433,7 @@ def scaled_prior(X, likelihood="normal_wishart", s: float = 1.0, prior=None, wei
         with s = 1 it reproduces the defaults exactly.
     """
     s = _check_scale(s)
-    weight = _check_scale(weight)
+    weight = _check_scale(weight, "weight")
     return _prior_argument(parse(X, likelihood, prior), likelihood, s, weight)
 
 
@@ -536,7 +526,7 @@ def cross_validate(X, n0_values, scale_values, likelihood="normal_wishart", n_fo
     """
     n0s = _check_values(n0_values, "n0_values")
     scales = _check_values(scale_values, "scale_values")
-    weight = _check_scale(weight)
+    weight = _check_scale(weight, "weight")
     M, names, _ = to_matrix(X)
     frame = isinstance(X, (pd.DataFrame, pd.Series))
     data = pd.DataFrame(M, columns=names) if frame else M
