@@ -56,9 +56,9 @@ def test_crp_first_item_opens_cluster_zero_and_sizes_are_rich_get_richer():
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    (dict(n=0, N0=1.0), "n must be at least 1"),
-    (dict(n=10, N0=0.0), "N0 must be positive"),
-    (dict(n=10, N0=1.0, d=0), "d must be at least 1"),
+    (dict(n=0, N0=1.0), "n must be a whole number >= 1"),
+    (dict(n=10, N0=0.0), "N0 must be a finite number > 0"),
+    (dict(n=10, N0=1.0, d=0), "d must be a whole number >= 1"),
     (dict(n=10, N0=1.0, a0=0.5), "a0"),
     (dict(n=10, N0=1.0, B0=[[1, 2], [2, 1]]), "positive definite"),
     (dict(n=10, N0=1.0, m0=[1, 2, 3]), "m0"),
@@ -117,14 +117,14 @@ def test_clinical_subtypes_are_recoverable_without_noise():
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    (dict(n_subtypes=0), "n_subtypes must be at least 1"),
-    (dict(n_subtypes=7), "n_subtypes must be at most 6"),
-    (dict(n=2, n_subtypes=3), "n must be at least 3"),
-    (dict(missing_rate=1.0), "missing_rate must be below 1"),
-    (dict(missing_rate=-0.1), "missing_rate must be at least 0"),
-    (dict(outlier_rate=1.5), "outlier_rate must be at most 1"),
+    (dict(n_subtypes=0), "n_subtypes must be a whole number from 1 to 6"),
+    (dict(n_subtypes=7), "n_subtypes must be a whole number from 1 to 6"),
+    (dict(n=2, n_subtypes=3), "n must be a whole number >= 3"),
+    (dict(missing_rate=1.0), "missing_rate must be a finite number >= 0.0 and < 1.0"),
+    (dict(missing_rate=-0.1), "missing_rate must be a finite number >= 0.0 and < 1.0"),
+    (dict(outlier_rate=1.5), "outlier_rate must be a finite number >= 0.0 and <= 1.0"),
     (dict(n_subtypes=2, weights=[1, 0]), "weights"),
-    (dict(n=10.5), "n must be an integer"),
+    (dict(n=10.5), "n must be a whole number >= 3, got 10.5"),
 ])
 def test_clinical_validation(kwargs, match):
     with pytest.raises(ValueError, match=match):
@@ -163,11 +163,11 @@ def test_hmm_path_statistics():
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    (dict(T=0), "T must be at least 1"),
-    (dict(K=0), "K must be at least 1"),
+    (dict(T=0), "T must be a whole number >= 1"),
+    (dict(K=0), "K must be a whole number >= 1"),
     (dict(K=1, self_transition=0.5), "K = 1"),
-    (dict(self_transition=1.2), "self_transition must be at most 1"),
-    (dict(sigma=0), "sigma must be positive"),
+    (dict(self_transition=1.2), "self_transition must be a finite number >= 0.0 and <= 1.0"),
+    (dict(sigma=0), "sigma must be a finite number > 0"),
     (dict(K=3, means=[1, 2]), "means"),
     (dict(initial=[1, 0, 0]), "initial"),
 ])

@@ -1,0 +1,16 @@
+"""Seeded synthetic data with known clusters.
+
+* :mod:`.plos`: the six two-dimensional scenarios of Raykov et al. (2016), PLOS ONE
+  Section 5, and their padding to more dimensions.
+* :mod:`.ejs`: the generators of the EJS paper (2016): CRP partitions and CRP /
+  Normal-Wishart mixtures, a mixed-type clinical simulator, a Gaussian HMM sequence.
+"""
+from .ejs import (CLINICAL_SUBTYPES, EJS_NW_PRIOR, clinical_simulator, crp_expected_clusters,
+                  crp_normal_wishart, crp_partition, hmm_sequence)
+from .plos import PLOS_SCENARIOS, plos_scenario, plos_scenario_nd, plos_scenario_parameters
+
+__all__ = [
+    "PLOS_SCENARIOS", "plos_scenario", "plos_scenario_nd", "plos_scenario_parameters",
+    "EJS_NW_PRIOR", "crp_partition", "crp_expected_clusters", "crp_normal_wishart",
+    "CLINICAL_SUBTYPES", "clinical_simulator", "hmm_sequence",
+]
