@@ -10,6 +10,23 @@ import numpy as np
 from numba import njit
 
 
+@njit(cache=True, inline="always")
+def nearest(X, i, centres, K):
+    """(index, squared Euclidean distance) of the centre among the first K nearest to row i
+    of X; ties go to the lowest index, as in scikit-learn. K = 0 gives (0, inf)."""
+    best = np.inf
+    best_k = 0
+    for k in range(K):
+        s = 0.0
+        for d in range(X.shape[1]):
+            t = X[i, d] - centres[k, d]
+            s += t * t
+        if s < best:
+            best = s
+            best_k = k
+    return best_k, best
+
+
 @njit(cache=True, nogil=True)
 def assign_nearest(X, centres, labels, dist):
     """Lloyd's assignment step (PLOS Algorithm 1, lines 5-11), with squared distances.
@@ -18,20 +35,10 @@ def assign_nearest(X, centres, labels, dist):
     as in scikit-learn) and its squared Euclidean distance into ``dist``; returns the
     number of rows whose label changed.
     """
-    N, D = X.shape
-    K = centres.shape[0]
+    N = X.shape[0]
     changed = 0
     for i in range(N):
-        best = np.inf
-        best_k = 0
-        for k in range(K):
-            s = 0.0
-            for d in range(D):
-                t = X[i, d] - centres[k, d]
-                s += t * t
-            if s < best:
-                best = s
-                best_k = k
+        best_k, best = nearest(X, i, centres, centres.shape[0])
         dist[i] = best
         if labels[i] != best_k:
             labels[i] = best_k
@@ -122,16 +129,7 @@ def dpmeans_sweep(X, order, start, labels, centres, K, lam):
     changed = 0
     for j in range(start, N):
         i = order[j]
-        best = np.inf
-        best_k = 0
-        for k in range(K):
-            s = 0.0
-            for d in range(D):
-                t = X[i, d] - centres[k, d]
-                s += t * t
-            if s < best:
-                best = s
-                best_k = k
+        best_k, best = nearest(X, i, centres, K)
         if best > lam:
             if K == centres.shape[0]:
                 return j, K, changed

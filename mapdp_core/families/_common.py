@@ -133,6 +133,21 @@ def observed_columns(X: np.ndarray, names, family: str) -> None:
         )
 
 
+def spd_matrix(matrix, name: str, D: int, family: str) -> np.ndarray:
+    """A D x D hyperparameter that must be a finite, symmetric, positive definite matrix,
+    symmetrised exactly (rounding in the user's matrix must not make it lopsided)."""
+    M = np.asarray(matrix, dtype=float)
+    if M.shape != (D, D):
+        raise ValueError(f"{family} prior '{name}' must be a {D}x{D} matrix, got shape {M.shape}.")
+    if not np.all(np.isfinite(M)) or not np.allclose(M, M.T, rtol=1e-10, atol=1e-12 * np.abs(M).max()):
+        raise ValueError(f"{family} prior '{name}' must be a finite symmetric matrix.")
+    try:
+        np.linalg.cholesky(M)
+    except np.linalg.LinAlgError:
+        raise ValueError(f"{family} prior '{name}' is not positive definite.") from None
+    return 0.5 * (M + M.T)
+
+
 def merge_prior(user: dict, X: np.ndarray, names, family: str, keys, default_prior) -> dict:
     """The user's hyperparameters over the empirical-Bayes defaults (computed only when a
     key is missing), after rejecting unknown keys; values are not checked here."""

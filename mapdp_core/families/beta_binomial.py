@@ -47,51 +47,59 @@ def _nlp_term(x, ntr, alpha, beta, lnB, nl1, nl0):
 
 
 @njit(cache=True, inline="always")
-def _refresh_column(k, d, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
-    al, be, lb, l1, l0 = _posterior(a0[d], b0[d], ntr[d], cnt[k, d], total[k, d])
-    alpha[k, d] = al
-    beta[k, d] = be
-    lnB[k, d] = lb
-    nl1[k, d] = l1
-    nl0[k, d] = l0
+def _refresh(i, k, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
+    """Recompute slot k's cached columns from its counts and sums: the columns observed in
+    row i, or every column for i < 0."""
+    for d in range(X.shape[1]):
+        if i < 0 or X[i, d] == X[i, d]:
+            al, be, lb, l1, l0 = _posterior(a0[d], b0[d], ntr[d], cnt[k, d], total[k, d])
+            alpha[k, d] = al
+            beta[k, d] = be
+            lnB[k, d] = lb
+            nl1[k, d] = l1
+            nl0[k, d] = l0
 
 
 @njit(cache=True, inline="always")
 def reset(k, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
     count_sum_clear(k, cnt, total)
-    for d in range(X.shape[1]):
-        _refresh_column(k, d, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0)
+    _refresh(-1, k, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0)
 
 
 @njit(cache=True, inline="always")
 def move(i, k, sign, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
     count_sum_move_row(i, k, sign, X, cnt, total)
-    for d in range(X.shape[1]):
-        if X[i, d] == X[i, d]:
-            _refresh_column(k, d, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0)
+    _refresh(i, k, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0)
 
 
 @njit(cache=True, inline="always")
-def nlp(i, k, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
+def _nlp(i, k, loo, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
+    """-ln f(x_i | cluster k) without data-only constants; with ``loo``, row i left out of
+    cluster k first (the arithmetic of move(-1) then nlp), without changing k. The callers
+    pass a constant ``loo``, so after inlining the branch is compiled away."""
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
-        if x == x:
+        if x != x:
+            continue
+        if loo:
+            n, t = count_sum_without(x, k, d, cnt, total)
+            al, be, lb, l1, l0 = _posterior(a0[d], b0[d], ntr[d], n, t)
+            out += _nlp_term(x, ntr[d], al, be, lb, l1, l0)
+        else:
             out += _nlp_term(x, ntr[d], alpha[k, d], beta[k, d], lnB[k, d], nl1[k, d], nl0[k, d])
     return out
 
 
 @njit(cache=True, inline="always")
+def nlp(i, k, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
+    return _nlp(i, k, False, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0)
+
+
+@njit(cache=True, inline="always")
 def nlp_loo(i, k, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
-    """nlp of row i under cluster k with row i left out (the arithmetic of move(-1), nlp)."""
-    out = 0.0
-    for d in range(X.shape[1]):
-        x = X[i, d]
-        if x == x:
-            n, t = count_sum_without(x, k, d, cnt, total)
-            al, be, lb, l1, l0 = _posterior(a0[d], b0[d], ntr[d], n, t)
-            out += _nlp_term(x, ntr[d], al, be, lb, l1, l0)
-    return out
+    """nlp of row i under cluster k with row i left out."""
+    return _nlp(i, k, True, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0)
 
 
 @njit(cache=True, inline="always")

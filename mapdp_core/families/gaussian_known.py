@@ -45,7 +45,8 @@ import scipy.linalg
 from numba import njit
 
 from ._common import (LOG_2PI, WITHIN_FRACTION, as_column_vector, back_solve, cholesky_in_place, column_sd, forward_solve,
-                      log_diagonal_sum, merge_prior, observed_indices, spread_sentence, welford_move)
+                      log_diagonal_sum, merge_prior, observed_indices, spd_matrix, spread_sentence,
+                      welford_move)
 
 SPHERICAL = "spherical_gaussian"
 KNOWN_COV = "gaussian_known_cov"
@@ -285,19 +286,6 @@ def default_prior(X: np.ndarray, family: str) -> dict:
     return {"mu0": mean, "Sigma": WITHIN_FRACTION * cov, "Sigma0": cov}
 
 
-def _spd(matrix, name: str, D: int) -> np.ndarray:
-    M = np.asarray(matrix, dtype=float)
-    if M.shape != (D, D):
-        raise ValueError(f"{KNOWN_COV} prior '{name}' must be a {D}x{D} matrix, got shape {M.shape}.")
-    if not np.all(np.isfinite(M)) or not np.allclose(M, M.T, rtol=1e-10, atol=1e-12 * np.abs(M).max()):
-        raise ValueError(f"{KNOWN_COV} prior '{name}' must be a finite symmetric matrix.")
-    try:
-        np.linalg.cholesky(M)
-    except np.linalg.LinAlgError:
-        raise ValueError(f"{KNOWN_COV} prior '{name}' is not positive definite.") from None
-    return 0.5 * (M + M.T)
-
-
 def resolve_prior(user: dict, X: np.ndarray, names, family: str) -> dict:
     D = X.shape[1]
     if family == SPHERICAL:
@@ -313,8 +301,8 @@ def resolve_prior(user: dict, X: np.ndarray, names, family: str) -> dict:
                 raise ValueError(f"{family} prior '{key}' must be one positive number, got {prior[key]!r}.")
             out[key] = float(value)
     else:
-        out["Sigma"] = _spd(prior["Sigma"], "Sigma", D)
-        out["Sigma0"] = _spd(prior["Sigma0"], "Sigma0", D)
+        out["Sigma"] = spd_matrix(prior["Sigma"], "Sigma", D, family)
+        out["Sigma0"] = spd_matrix(prior["Sigma0"], "Sigma0", D, family)
     return out
 
 

@@ -46,7 +46,7 @@ import numpy as np
 from numba import njit
 
 from ._common import (LOG_PI, WITHIN_FRACTION, back_solve, cholesky_in_place, column_sd, forward_solve,
-                      log_diagonal_sum, merge_prior, observed_indices, spread_sentence)
+                      log_diagonal_sum, merge_prior, observed_indices, spd_matrix, spread_sentence)
 
 NAME = "normal_wishart"
 #: the kernel's arrays: data and prior (the first N_FIXED), then per cluster (cluster on axis 0);
@@ -365,16 +365,7 @@ def resolve_prior(user: dict, X: np.ndarray, names, family: str = NAME) -> dict:
         raise ValueError(
             f"{NAME} prior 'a0' (Wishart degrees of freedom) must be one number > D - 1 = {D - 1}, got {a0!r}."
         )
-    B0 = np.asarray(prior["B0"], dtype=float)
-    if B0.shape != (D, D):
-        raise ValueError(f"{NAME} prior 'B0' must be a {D}x{D} matrix, got shape {B0.shape}.")
-    if not np.all(np.isfinite(B0)) or not np.allclose(B0, B0.T, rtol=1e-10, atol=1e-12 * np.abs(B0).max()):
-        raise ValueError(f"{NAME} prior 'B0' (Wishart scale matrix) must be finite and symmetric.")
-    try:
-        np.linalg.cholesky(B0)
-    except np.linalg.LinAlgError:
-        raise ValueError(f"{NAME} prior 'B0' (Wishart scale matrix) is not positive definite.") from None
-    return {"m0": m0, "c0": float(c0), "a0": float(a0), "B0": 0.5 * (B0 + B0.T)}
+    return {"m0": m0, "c0": float(c0), "a0": float(a0), "B0": spd_matrix(prior["B0"], "B0 (Wishart scale matrix)", D, NAME)}
 
 
 def build(X: np.ndarray, prior: dict, cap: int):
