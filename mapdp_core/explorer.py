@@ -222,46 +222,9 @@ def encode_new_rows(data: AppData, rows: pd.DataFrame) -> pd.DataFrame:
     """New rows, given as in the original table, encoded as ``data.X`` was (category codes,
     shifts, standardisation; see :func:`mapdp_core.loading.prepare`). A value never seen in a
     categorical column, or text in a numeric one, raises ValueError naming it."""
-    missing = [c for c in data.features if c not in rows.columns]
-    if missing:
-        raise ValueError(f"the new rows lack the column(s) {missing}; give every feature (empty = missing).")
-    out = pd.DataFrame(index=range(len(rows)))
-    for c in data.features:
-        s = rows[c].reset_index(drop=True)
-        s = s.where(~s.astype(str).str.strip().isin(["", "nan", "None", "NaN"]), None)
-        enc = data.encodings.get(c, {})
-        if "codes" in enc:
-            lookup = {str(v).strip(): float(i) for i, v in enumerate(enc["codes"])}
-            lookup.update({str(float(v)): float(i) for i, v in enumerate(enc["codes"])
-                           if isinstance(v, (int, float)) and not isinstance(v, bool)})
-            vals = []
-            for v in s:
-                if v is None or (isinstance(v, float) and np.isnan(v)):
-                    vals.append(np.nan)
-                    continue
-                key = str(v).strip()
-                if key not in lookup:
-                    try:
-                        key = str(float(key))
-                    except ValueError:
-                        pass
-                if key not in lookup:
-                    raise ValueError(f"column '{c}' has the value {v!r}, never seen in the data "
-                                     f"(known: {list(enc['codes'])[:10]}); leave it empty instead.")
-                vals.append(lookup[key])
-            out[c] = vals
-            continue
-        x = pd.to_numeric(s, errors="coerce")
-        bad = s.notna() & x.isna()
-        if bad.any():
-            raise ValueError(f"column '{c}' needs numbers; got {s[bad].iloc[0]!r}.")
-        x = x.to_numpy(dtype=float)
-        if "shift" in enc:
-            x = x - enc["shift"]
-        if "center" in enc:
-            x = (x - enc["center"]) / enc["scale"]
-        out[c] = x
-    return out
+    from .encoding import encode_new_rows as encode  # the one encoding path (mapdp_core.encoding)
+
+    return encode(rows, data.features, data.encodings)
 
 
 def numeric_matrix(data: AppData) -> np.ndarray:

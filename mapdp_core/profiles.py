@@ -38,7 +38,7 @@ from .spec import _groups
 __all__ = ["Profiles", "bh_adjust", "cluster_profiles", "feature_kinds", "feature_tests"]
 
 _KIND = {name: family.profile_kind for name, family in FAMILIES.items()}
-_YES = {"1", "1.0", "yes", "y", "true", "t", "positive", "pos", "present", "+", "abnormal"}
+from .encoding import YES_TOKENS as _YES  # noqa: E402  (the same yes-words prepare encodes with)
 
 
 class Profiles(NamedTuple):

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .encoding import category_codes, codes_of
 from .families import FAMILIES
 
 
@@ -65,10 +66,7 @@ def to_matrix(X) -> tuple[np.ndarray, list, dict]:
             elif pd.api.types.is_numeric_dtype(s):
                 cols.append(pd.to_numeric(s, errors="coerce").astype(float).to_numpy())
             else:
-                cat = pd.Categorical(s)
-                categories[name] = list(cat.categories)
-                codes = cat.codes.astype(float)
-                codes[codes < 0] = np.nan
+                codes, categories[name] = category_codes(s)
                 cols.append(codes)
         M = np.column_stack(cols) if cols else np.zeros((len(X), 0))
         return np.ascontiguousarray(M, dtype=float), names, categories
@@ -200,14 +198,7 @@ def parse_rows(X, fitted: ParsedData) -> np.ndarray:
         for j, name in enumerate(names):
             s = X[X.columns[cols.index(name)]]
             if name in fitted.categories:
-                lookup = {label: code for code, label in enumerate(fitted.categories[name])}
-                unknown = sorted({str(v) for v in s.dropna() if v not in lookup})
-                if unknown:
-                    raise ValueError(
-                        f"column '{name}' has categories {unknown[:5]} not seen when fitting "
-                        f"(known: {fitted.categories[name][:10]}); leave them empty (missing) instead."
-                    )
-                M[:, j] = [lookup[v] if v in lookup else np.nan for v in s.where(s.notna(), None)]
+                M[:, j] = codes_of(s.where(s.notna(), None), fitted.categories[name], name)
             elif pd.api.types.is_bool_dtype(s) or pd.api.types.is_numeric_dtype(s):
                 M[:, j] = pd.to_numeric(s, errors="coerce").astype(float).to_numpy()
             else:

@@ -191,7 +191,7 @@ def test_encode_new_rows_repeats_the_tables_encoding():
                             standardize="zscore")
     again = explorer.encode_new_rows(d, table)
     pd.testing.assert_frame_equal(again, d.X.reset_index(drop=True), check_dtype=False)
-    with pytest.raises(ValueError, match="never seen"):
+    with pytest.raises(ValueError, match="not seen when fitting"):
         explorer.encode_new_rows(d, table.assign(colour="purple"))
     with pytest.raises(ValueError, match="needs numbers"):
         explorer.encode_new_rows(d, table.assign(size="big"))
