@@ -3,10 +3,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mapdp_core.encoding import (YES_TOKENS, category_codes, codes_of, encode_column, encode_new_rows, is_yes)
+from mapdp_core.encoding import YES_TOKENS, category_codes, codes_of, encode_column, encode_new_rows, is_yes
 from mapdp_core.loading import prepare
 from mapdp_core.profiles import cluster_profiles
-from mapdp_core.spec import parse_rows, to_matrix, parse
+from mapdp_core.spec import parse, parse_rows, to_matrix
 
 
 @pytest.mark.parametrize("yes, no", [("ja", "nein"), ("oui", "non"), ("si", "no"), ("Yes", "No"), ("abnormal", "normal")])

@@ -45,7 +45,7 @@ Detection rules (the reasons are repeated in the suggestion table):
 """
 from __future__ import annotations
 
-from ..families import GAUSSIAN_FAMILIES  # noqa: F401  (the families' own list; kept here for old imports)
+from ..families import GAUSSIAN_FAMILIES  # the families' own list, kept here for old imports
 from .errors import (DataLoadError, DataLoadWarning, DuplicateColumnsError, EmptyFileError, EncodingError,
                      LabelError, NotATableError, TooFewRowsError)
 from .prepare import Prepared, missing_summary, prepare
@@ -53,7 +53,10 @@ from .read import MIN_ROWS, LoadReport, read_table
 from .suggest import MAX_BINOMIAL_N, MAX_CATEGORIES, MAX_POISSON_DISPERSION, ROLES, suggest_roles_and_families
 
 __all__ = [
+    "GAUSSIAN_FAMILIES",
+    "MAX_BINOMIAL_N",
     "MAX_CATEGORIES",
+    "MAX_POISSON_DISPERSION",
     "MIN_ROWS",
     "ROLES",
     "DataLoadError",

@@ -10,7 +10,7 @@ from .ejs import (CLINICAL_SUBTYPES, EJS_NW_PRIOR, clinical_simulator, crp_expec
 from .plos import PLOS_SCENARIOS, plos_scenario, plos_scenario_nd, plos_scenario_parameters
 
 __all__ = [
-    "PLOS_SCENARIOS", "plos_scenario", "plos_scenario_nd", "plos_scenario_parameters",
-    "EJS_NW_PRIOR", "crp_partition", "crp_expected_clusters", "crp_normal_wishart",
-    "CLINICAL_SUBTYPES", "clinical_simulator", "hmm_sequence",
+    "CLINICAL_SUBTYPES", "EJS_NW_PRIOR", "PLOS_SCENARIOS", "clinical_simulator", "crp_expected_clusters",
+    "crp_normal_wishart", "crp_partition", "hmm_sequence", "plos_scenario", "plos_scenario_nd",
+    "plos_scenario_parameters",
 ]

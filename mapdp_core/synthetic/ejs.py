@@ -12,8 +12,8 @@ import pandas as pd
 from .._validation import check_int, check_real, check_seed
 from .plos import _cluster_counts
 
-__all__ = ["EJS_NW_PRIOR", "crp_partition", "crp_expected_clusters", "crp_normal_wishart",
-           "CLINICAL_SUBTYPES", "clinical_simulator", "hmm_sequence"]
+__all__ = ["CLINICAL_SUBTYPES", "EJS_NW_PRIOR", "clinical_simulator", "crp_expected_clusters", "crp_normal_wishart",
+           "crp_partition", "hmm_sequence"]
 
 #: EJS Section 5.1 Normal-Wishart prior: m0 = [2, 3], c0 = 0.5, a0 (nu0) = 30,
 #: B0 (Lambda0) = [[2, 1], [1, 3]].
