@@ -99,11 +99,11 @@ def check_choice(value, name: str, options: Iterable):
 
 
 def check_seed(seed, name: str = "seed") -> np.random.Generator:
-    """A numpy Generator from None (fresh entropy), an int >= 0, a Generator (used as is)
-    or a legacy RandomState (seeds a new Generator from it)."""
+    """A numpy Generator from None (fresh entropy), an int >= 0, a SeedSequence, a Generator
+    (used as is) or a legacy RandomState (seeds a new Generator from it)."""
     if isinstance(seed, np.random.RandomState):
         return np.random.default_rng(seed.randint(0, 2**31 - 1))
-    if seed is None or isinstance(seed, np.random.Generator):
+    if seed is None or isinstance(seed, (np.random.Generator, np.random.SeedSequence)):
         return np.random.default_rng(seed)
     if _is_bool(seed) or not isinstance(seed, numbers.Integral) or seed < 0:
         raise ValueError(f"{name} must be None, a whole number >= 0 or a numpy Generator, got {seed!r}.")

@@ -60,6 +60,7 @@ def test_check_seed_rules():
     assert check_seed(g) is g
     assert check_seed(3).integers(1000) == np.random.default_rng(3).integers(1000)
     assert isinstance(check_seed(np.random.RandomState(0)), np.random.Generator)
+    assert check_seed(np.random.SeedSequence(4)).integers(1000) == np.random.default_rng(4).integers(1000)
     for bad in (-1, True, 1.5, "1"):
         with pytest.raises(ValueError, match="seed must be None, a whole number >= 0 or a numpy Generator"):
             check_seed(bad)
