@@ -10,7 +10,8 @@ Markers in the template (DESIGN.md convention 4 says why the result must be plai
 * ``@EACH f(args)`` (on its own line): the statement ``_<prefix>.f(args, <arrays>)`` for
   every family that defines ``f``;
 * ``@SUM[f(args)]`` (inside a line): the sum of those calls, one per line, in parentheses;
-  ``@SUM[name.rest]`` the sum of ``<prefix>_name.rest`` over the families.
+  ``@SUM[name.rest]`` the sum of ``<prefix>_name.rest`` over the families;
+* ``@CALL[prefix.f(args)]`` (inside a line): that one family's call.
 
 A family's prefix is its module's initials (``nw``: normal_wishart) or, for a one-word
 name, its first two letters (``po``: poisson).
@@ -67,6 +68,11 @@ def render(template: str) -> str:
             call = body[len("@EACH "):]
             name = call.split("(", 1)[0]
             out += [f"{indent}{_call(p, m, call)}\n" for p, m in slots if hasattr(m, name)]
+        elif "@CALL[" in line:
+            head, rest = line.split("@CALL[", 1)
+            inner, tail = _bracketed(rest)
+            p, call = inner.split(".", 1)
+            out.append(f"{head}{_call(p, dict(slots)[p], call)}{tail}")
         elif "@SUM[" in line:
             head, rest = line.split("@SUM[", 1)
             inner, tail = rest.split("]", 1) if "(" in rest.split("]", 1)[0] else _bracketed(rest)

@@ -82,23 +82,6 @@ def count_sum_without(x, k, d, cnt, total):
 
 
 @njit(cache=True, inline="always")
-def count_sum_clear(k, cnt, total):
-    """Empty slot k of a count/sum pair (every column)."""
-    for d in range(cnt.shape[1]):
-        cnt[k, d] = 0.0
-        total[k, d] = 0.0
-
-
-@njit(cache=True, inline="always")
-def count_sum_move_row(i, k, sign, X, cnt, total):
-    """count_sum_move for every observed entry of row i."""
-    for d in range(X.shape[1]):
-        x = X[i, d]
-        if x == x:
-            count_sum_move(x, k, d, sign, cnt, total)
-
-
-@njit(cache=True, inline="always")
 def log_beta(a, b):
     return math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
 

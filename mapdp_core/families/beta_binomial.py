@@ -18,7 +18,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ._common import (build_columns, require_positive, count_sum_clear, count_sum_move_row, count_sum_without, log_beta, pct,
+from ._common import (build_columns, require_positive, count_sum_move, count_sum_without, log_beta, pct,
                       resolve_vector_prior)
 
 BERNOULLI = "bernoulli"
@@ -30,77 +30,64 @@ N_FIXED = 4
 
 
 @njit(cache=True, inline="always")
-def _posterior(a0, b0, ntr, n, t):
-    """(alpha, beta, ln B(alpha, beta), -ln P(1), -ln P(0)) after n rows of ntr trials with
-    t successes in all (eq 25); the last two are the Bernoulli predictive."""
-    a = a0 + t
-    b = b0 + ntr * n - t
-    return a, b, log_beta(a, b), -math.log(a / (a + b)), -math.log(b / (a + b))
-
-
-@njit(cache=True, inline="always")
-def _nlp_term(x, ntr, alpha, beta, lnB, nl1, nl0):
-    """-ln f(x) of the beta-binomial predictive without ln C(n, x) (eq 26)."""
-    if ntr == 1.0:  # Bernoulli: f(1) = alpha/(alpha+beta), no lgamma needed
-        return nl1 if x > 0.5 else nl0
-    return lnB - log_beta(x + alpha, ntr - x + beta)
-
-
-@njit(cache=True, inline="always")
-def _refresh(i, k, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
-    """Recompute slot k's cached columns from its counts and sums: the columns observed in
-    row i, or every column for i < 0."""
-    for d in range(X.shape[1]):
-        if i < 0 or X[i, d] == X[i, d]:
-            al, be, lb, l1, l0 = _posterior(a0[d], b0[d], ntr[d], cnt[k, d], total[k, d])
-            alpha[k, d] = al
-            beta[k, d] = be
-            lnB[k, d] = lb
-            nl1[k, d] = l1
-            nl0[k, d] = l0
+def _refresh_column(k, d, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
+    a = a0[d] + total[k, d]
+    b = b0[d] + ntr[d] * cnt[k, d] - total[k, d]
+    alpha[k, d] = a
+    beta[k, d] = b
+    lnB[k, d] = log_beta(a, b)
+    nl1[k, d] = -math.log(a / (a + b))
+    nl0[k, d] = -math.log(b / (a + b))
 
 
 @njit(cache=True, inline="always")
 def reset(k, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
-    count_sum_clear(k, cnt, total)
-    _refresh(-1, k, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0)
+    for d in range(X.shape[1]):
+        cnt[k, d] = 0.0
+        total[k, d] = 0.0
+        _refresh_column(k, d, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0)
 
 
 @njit(cache=True, inline="always")
 def move(i, k, sign, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
-    count_sum_move_row(i, k, sign, X, cnt, total)
-    _refresh(i, k, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0)
-
-
-@njit(cache=True, inline="always")
-def _nlp(i, k, loo, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
-    """-ln f(x_i | cluster k) without data-only constants; with ``loo``, row i left out of
-    cluster k first (the arithmetic of move(-1) then nlp), without changing k. The callers
-    pass a constant ``loo``, so after inlining the branch is compiled away."""
-    out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
-        if x != x:
-            continue
-        if loo:
-            n, t = count_sum_without(x, k, d, cnt, total)
-            al, be, lb, l1, l0 = _posterior(a0[d], b0[d], ntr[d], n, t)
-            out += _nlp_term(x, ntr[d], al, be, lb, l1, l0)
-        else:
-            out += _nlp_term(x, ntr[d], alpha[k, d], beta[k, d], lnB[k, d], nl1[k, d], nl0[k, d])
-    return out
+        if not math.isnan(x):
+            count_sum_move(x, k, d, sign, cnt, total)
+            _refresh_column(k, d, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0)
 
 
 @njit(cache=True, inline="always")
 def nlp(i, k, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
-    return _nlp(i, k, False, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0)
+    out = 0.0
+    for d in range(X.shape[1]):
+        x = X[i, d]
+        if math.isnan(x):
+            continue
+        if ntr[d] == 1.0:  # Bernoulli: f(1) = alpha/(alpha+beta), no lgamma needed
+            out += nl1[k, d] if x > 0.5 else nl0[k, d]
+        else:
+            out += lnB[k, d] - log_beta(x + alpha[k, d], ntr[d] - x + beta[k, d])
+    return out
+
 
 
 @njit(cache=True, inline="always")
 def nlp_loo(i, k, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
-    """nlp of row i under cluster k with row i left out."""
-    return _nlp(i, k, True, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0)
-
+    """nlp of row i under cluster k with row i left out (same arithmetic as move(-1), nlp)."""
+    out = 0.0
+    for d in range(X.shape[1]):
+        x = X[i, d]
+        if math.isnan(x):
+            continue
+        n, t = count_sum_without(x, k, d, cnt, total)
+        a = a0[d] + t
+        b = b0[d] + ntr[d] * n - t
+        if ntr[d] == 1.0:
+            out += -math.log(a / (a + b)) if x > 0.5 else -math.log(b / (a + b))
+        else:
+            out += log_beta(a, b) - log_beta(x + a, ntr[d] - x + b)
+    return out
 
 @njit(cache=True, inline="always")
 def pconst(i, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):

@@ -14,7 +14,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ._common import (build_columns, check_counts, count_sum_clear, count_sum_move_row, count_sum_without,
+from ._common import (build_columns, check_counts, count_sum_move, count_sum_without,
                       resolve_vector_prior, typical_values)
 
 NAME = "exponential"
@@ -25,72 +25,55 @@ N_FIXED = 3
 
 
 @njit(cache=True, inline="always")
-def _posterior(a0, b0, n, t):
-    """(alpha, beta, ln alpha + alpha ln beta) after n values summing to t."""
-    a = a0 + n
-    b = b0 + t
-    return a, b, math.log(a) + a * math.log(b)
-
-
-@njit(cache=True, inline="always")
-def _nlp_term(x, alpha, beta, lc):
-    """-ln f(x) of the Lomax predictive (eq 22)."""
-    return (alpha + 1.0) * math.log(x + beta) - lc
-
-
-@njit(cache=True, inline="always")
-def _refresh(i, k, X, a0, b0, cnt, total, alpha, beta, lc):
-    """Recompute slot k's cached columns from its counts and sums: the columns observed in
-    row i, or every column for i < 0."""
-    for d in range(X.shape[1]):
-        if i < 0 or X[i, d] == X[i, d]:
-            al, be, l0 = _posterior(a0[d], b0[d], cnt[k, d], total[k, d])
-            alpha[k, d] = al
-            beta[k, d] = be
-            lc[k, d] = l0
+def _refresh_column(k, d, a0, b0, cnt, total, alpha, beta, lc):
+    a = a0[d] + cnt[k, d]
+    b = b0[d] + total[k, d]
+    alpha[k, d] = a
+    beta[k, d] = b
+    lc[k, d] = math.log(a) + a * math.log(b)
 
 
 @njit(cache=True, inline="always")
 def reset(k, X, a0, b0, cnt, total, alpha, beta, lc):
-    count_sum_clear(k, cnt, total)
-    _refresh(-1, k, X, a0, b0, cnt, total, alpha, beta, lc)
+    for d in range(X.shape[1]):
+        cnt[k, d] = 0.0
+        total[k, d] = 0.0
+        _refresh_column(k, d, a0, b0, cnt, total, alpha, beta, lc)
 
 
 @njit(cache=True, inline="always")
 def move(i, k, sign, X, a0, b0, cnt, total, alpha, beta, lc):
-    count_sum_move_row(i, k, sign, X, cnt, total)
-    _refresh(i, k, X, a0, b0, cnt, total, alpha, beta, lc)
-
-
-@njit(cache=True, inline="always")
-def _nlp(i, k, loo, X, a0, b0, cnt, total, alpha, beta, lc):
-    """-ln f(x_i | cluster k) without data-only constants; with ``loo``, row i left out of
-    cluster k first (the arithmetic of move(-1) then nlp), without changing k. The callers
-    pass a constant ``loo``, so after inlining the branch is compiled away."""
-    out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
-        if x != x:
-            continue
-        if loo:
-            n, t = count_sum_without(x, k, d, cnt, total)
-            al, be, l0 = _posterior(a0[d], b0[d], n, t)
-            out += _nlp_term(x, al, be, l0)
-        else:
-            out += _nlp_term(x, alpha[k, d], beta[k, d], lc[k, d])
-    return out
+        if not math.isnan(x):
+            count_sum_move(x, k, d, sign, cnt, total)
+            _refresh_column(k, d, a0, b0, cnt, total, alpha, beta, lc)
 
 
 @njit(cache=True, inline="always")
 def nlp(i, k, X, a0, b0, cnt, total, alpha, beta, lc):
-    return _nlp(i, k, False, X, a0, b0, cnt, total, alpha, beta, lc)
+    out = 0.0
+    for d in range(X.shape[1]):
+        x = X[i, d]
+        if not math.isnan(x):
+            out += (alpha[k, d] + 1.0) * math.log(x + beta[k, d]) - lc[k, d]
+    return out
+
 
 
 @njit(cache=True, inline="always")
 def nlp_loo(i, k, X, a0, b0, cnt, total, alpha, beta, lc):
-    """nlp of row i under cluster k with row i left out."""
-    return _nlp(i, k, True, X, a0, b0, cnt, total, alpha, beta, lc)
-
+    """nlp of row i under cluster k with row i left out (same arithmetic as move(-1), nlp)."""
+    out = 0.0
+    for d in range(X.shape[1]):
+        x = X[i, d]
+        if math.isnan(x):
+            continue
+        n, t = count_sum_without(x, k, d, cnt, total)
+        a = a0[d] + n
+        b = b0[d] + t
+        out += (a + 1.0) * math.log(x + b) - (math.log(a) + a * math.log(b))
+    return out
 
 @njit(cache=True, inline="always")
 def logml(k, X, a0, b0, cnt, total, alpha, beta, lc):

@@ -15,7 +15,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ._common import (build_columns, check_counts, count_sum_clear, count_sum_move_row, count_sum_without,
+from ._common import (build_columns, check_counts, count_sum_move, count_sum_without,
                       log_beta, resolve_vector_prior, typical_values)
 
 NAME = "geometric"
@@ -26,72 +26,55 @@ N_FIXED = 3
 
 
 @njit(cache=True, inline="always")
-def _posterior(a0, b0, n, t):
-    """(ln alpha - lnG(beta) + lnG(alpha + beta), beta, alpha + beta) after n counts summing to t."""
-    a = a0 + n
-    b = b0 + t
-    return math.log(a) - math.lgamma(b) + math.lgamma(a + b), b, a + b
-
-
-@njit(cache=True, inline="always")
-def _nlp_term(x, lc, beta, apb):
-    """-ln f(x) of the beta-geometric predictive (eq 31)."""
-    return -(lc + math.lgamma(beta + x) - math.lgamma(apb + x + 1.0))
-
-
-@njit(cache=True, inline="always")
-def _refresh(i, k, X, a0, b0, cnt, total, lc, beta, apb):
-    """Recompute slot k's cached columns from its counts and sums: the columns observed in
-    row i, or every column for i < 0."""
-    for d in range(X.shape[1]):
-        if i < 0 or X[i, d] == X[i, d]:
-            l0, be, ab = _posterior(a0[d], b0[d], cnt[k, d], total[k, d])
-            lc[k, d] = l0
-            beta[k, d] = be
-            apb[k, d] = ab
+def _refresh_column(k, d, a0, b0, cnt, total, lc, beta, apb):
+    a = a0[d] + cnt[k, d]
+    b = b0[d] + total[k, d]
+    beta[k, d] = b
+    apb[k, d] = a + b
+    lc[k, d] = math.log(a) - math.lgamma(b) + math.lgamma(a + b)
 
 
 @njit(cache=True, inline="always")
 def reset(k, X, a0, b0, cnt, total, lc, beta, apb):
-    count_sum_clear(k, cnt, total)
-    _refresh(-1, k, X, a0, b0, cnt, total, lc, beta, apb)
+    for d in range(X.shape[1]):
+        cnt[k, d] = 0.0
+        total[k, d] = 0.0
+        _refresh_column(k, d, a0, b0, cnt, total, lc, beta, apb)
 
 
 @njit(cache=True, inline="always")
 def move(i, k, sign, X, a0, b0, cnt, total, lc, beta, apb):
-    count_sum_move_row(i, k, sign, X, cnt, total)
-    _refresh(i, k, X, a0, b0, cnt, total, lc, beta, apb)
-
-
-@njit(cache=True, inline="always")
-def _nlp(i, k, loo, X, a0, b0, cnt, total, lc, beta, apb):
-    """-ln f(x_i | cluster k) without data-only constants; with ``loo``, row i left out of
-    cluster k first (the arithmetic of move(-1) then nlp), without changing k. The callers
-    pass a constant ``loo``, so after inlining the branch is compiled away."""
-    out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
-        if x != x:
-            continue
-        if loo:
-            n, t = count_sum_without(x, k, d, cnt, total)
-            l0, be, ab = _posterior(a0[d], b0[d], n, t)
-            out += _nlp_term(x, l0, be, ab)
-        else:
-            out += _nlp_term(x, lc[k, d], beta[k, d], apb[k, d])
-    return out
+        if not math.isnan(x):
+            count_sum_move(x, k, d, sign, cnt, total)
+            _refresh_column(k, d, a0, b0, cnt, total, lc, beta, apb)
 
 
 @njit(cache=True, inline="always")
 def nlp(i, k, X, a0, b0, cnt, total, lc, beta, apb):
-    return _nlp(i, k, False, X, a0, b0, cnt, total, lc, beta, apb)
+    out = 0.0
+    for d in range(X.shape[1]):
+        x = X[i, d]
+        if not math.isnan(x):
+            out -= lc[k, d] + math.lgamma(beta[k, d] + x) - math.lgamma(apb[k, d] + x + 1.0)
+    return out
+
 
 
 @njit(cache=True, inline="always")
 def nlp_loo(i, k, X, a0, b0, cnt, total, lc, beta, apb):
-    """nlp of row i under cluster k with row i left out."""
-    return _nlp(i, k, True, X, a0, b0, cnt, total, lc, beta, apb)
-
+    """nlp of row i under cluster k with row i left out (same arithmetic as move(-1), nlp)."""
+    out = 0.0
+    for d in range(X.shape[1]):
+        x = X[i, d]
+        if math.isnan(x):
+            continue
+        n, t = count_sum_without(x, k, d, cnt, total)
+        a = a0[d] + n
+        b = b0[d] + t
+        out -= (math.log(a) - math.lgamma(b) + math.lgamma(a + b)) + math.lgamma(b + x) - math.lgamma(a + b + x + 1.0)
+    return out
 
 @njit(cache=True, inline="always")
 def logml(k, X, a0, b0, cnt, total, lc, beta, apb):

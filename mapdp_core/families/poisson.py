@@ -15,7 +15,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ._common import (build_columns, check_counts, count_sum_clear, count_sum_move_row, count_sum_without,
+from ._common import (build_columns, check_counts, count_sum_move, count_sum_without,
                       resolve_vector_prior)
 
 NAME = "poisson"
@@ -26,73 +26,56 @@ N_FIXED = 3
 
 
 @njit(cache=True, inline="always")
-def _posterior(a0, b0, n, t):
-    """(alpha, lnG(alpha), alpha ln(beta/(beta+1)), ln(beta+1)) after n counts summing to t (eq 28)."""
-    a = a0 + t
-    b = b0 + n
-    return a, math.lgamma(a), a * math.log(b / (b + 1.0)), math.log(b + 1.0)
-
-
-@njit(cache=True, inline="always")
-def _nlp_term(x, alpha, lga, alp, lb1):
-    """-ln f(x) of the negative binomial predictive without ln x! (eq 29, ALGORITHMS.md)."""
-    return -(math.lgamma(alpha + x) - lga + alp - x * lb1)
-
-
-@njit(cache=True, inline="always")
-def _refresh(i, k, X, a0, b0, cnt, total, alpha, lga, alp, lb1):
-    """Recompute slot k's cached columns from its counts and sums: the columns observed in
-    row i, or every column for i < 0."""
-    for d in range(X.shape[1]):
-        if i < 0 or X[i, d] == X[i, d]:
-            a, lg, ap, l1 = _posterior(a0[d], b0[d], cnt[k, d], total[k, d])
-            alpha[k, d] = a
-            lga[k, d] = lg
-            alp[k, d] = ap
-            lb1[k, d] = l1
+def _refresh_column(k, d, a0, b0, cnt, total, alpha, lga, alp, lb1):
+    a = a0[d] + total[k, d]
+    b = b0[d] + cnt[k, d]
+    alpha[k, d] = a
+    lga[k, d] = math.lgamma(a)
+    alp[k, d] = a * math.log(b / (b + 1.0))
+    lb1[k, d] = math.log(b + 1.0)
 
 
 @njit(cache=True, inline="always")
 def reset(k, X, a0, b0, cnt, total, alpha, lga, alp, lb1):
-    count_sum_clear(k, cnt, total)
-    _refresh(-1, k, X, a0, b0, cnt, total, alpha, lga, alp, lb1)
+    for d in range(X.shape[1]):
+        cnt[k, d] = 0.0
+        total[k, d] = 0.0
+        _refresh_column(k, d, a0, b0, cnt, total, alpha, lga, alp, lb1)
 
 
 @njit(cache=True, inline="always")
 def move(i, k, sign, X, a0, b0, cnt, total, alpha, lga, alp, lb1):
-    count_sum_move_row(i, k, sign, X, cnt, total)
-    _refresh(i, k, X, a0, b0, cnt, total, alpha, lga, alp, lb1)
-
-
-@njit(cache=True, inline="always")
-def _nlp(i, k, loo, X, a0, b0, cnt, total, alpha, lga, alp, lb1):
-    """-ln f(x_i | cluster k) without data-only constants; with ``loo``, row i left out of
-    cluster k first (the arithmetic of move(-1) then nlp), without changing k. The callers
-    pass a constant ``loo``, so after inlining the branch is compiled away."""
-    out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
-        if x != x:
-            continue
-        if loo:
-            n, t = count_sum_without(x, k, d, cnt, total)
-            a, lg, ap, l1 = _posterior(a0[d], b0[d], n, t)
-            out += _nlp_term(x, a, lg, ap, l1)
-        else:
-            out += _nlp_term(x, alpha[k, d], lga[k, d], alp[k, d], lb1[k, d])
-    return out
+        if not math.isnan(x):
+            count_sum_move(x, k, d, sign, cnt, total)
+            _refresh_column(k, d, a0, b0, cnt, total, alpha, lga, alp, lb1)
 
 
 @njit(cache=True, inline="always")
 def nlp(i, k, X, a0, b0, cnt, total, alpha, lga, alp, lb1):
-    return _nlp(i, k, False, X, a0, b0, cnt, total, alpha, lga, alp, lb1)
+    out = 0.0
+    for d in range(X.shape[1]):
+        x = X[i, d]
+        if not math.isnan(x):
+            out -= math.lgamma(alpha[k, d] + x) - lga[k, d] + alp[k, d] - x * lb1[k, d]
+    return out
+
 
 
 @njit(cache=True, inline="always")
 def nlp_loo(i, k, X, a0, b0, cnt, total, alpha, lga, alp, lb1):
-    """nlp of row i under cluster k with row i left out."""
-    return _nlp(i, k, True, X, a0, b0, cnt, total, alpha, lga, alp, lb1)
-
+    """nlp of row i under cluster k with row i left out (same arithmetic as move(-1), nlp)."""
+    out = 0.0
+    for d in range(X.shape[1]):
+        x = X[i, d]
+        if math.isnan(x):
+            continue
+        n, t = count_sum_without(x, k, d, cnt, total)
+        a = a0[d] + t
+        b = b0[d] + n
+        out -= math.lgamma(a + x) - math.lgamma(a) + a * math.log(b / (b + 1.0)) - x * math.log(b + 1.0)
+    return out
 
 @njit(cache=True, inline="always")
 def pconst(i, X, a0, b0, cnt, total, alpha, lga, alp, lb1):
