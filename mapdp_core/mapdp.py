@@ -24,9 +24,14 @@ from .state import SweepState
 _NO_SAMPLING = np.zeros(0)  # empty uniforms: the sweep takes the argmin (MAP-DP)
 
 
-def _check_params(N0, tol, max_iter) -> None:
-    if isinstance(N0, bool) or not isinstance(N0, numbers.Real) or not math.isfinite(N0) or N0 <= 0:
-        raise ValueError(f"N0 (the concentration, or prior count) must be a finite number > 0, got {N0!r}.")
+def _check_params(N0, tol, max_iter, prior=None) -> None:
+    if isinstance(N0, str) and N0 == "auto":
+        pass
+    elif isinstance(N0, bool) or not isinstance(N0, numbers.Real) or not math.isfinite(N0) or N0 <= 0:
+        raise ValueError(f"N0 (the concentration, or prior count) must be 'auto' or a finite number > 0, got {N0!r}.")
+    if isinstance(prior, str) and prior != "auto":
+        raise ValueError(f"prior must be 'auto', None (the empirical-Bayes defaults) or a dict of hyperparameters, "
+                         f"got {prior!r}.")
     if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not tol >= 0:
         raise ValueError(f"tol must be a number >= 0, got {tol!r}.")
     if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 1:
@@ -34,13 +39,17 @@ def _check_params(N0, tol, max_iter) -> None:
 
 
 def _run(parsed: ParsedData, N0: float, order: np.ndarray, tol: float, max_iter: int,
-         rng: np.random.Generator | None = None) -> Iterator[SweepState]:
+         rng: np.random.Generator | None = None, init: np.ndarray | None = None) -> Iterator[SweepState]:
     """The sweep loop shared by MAP-DP and, when ``rng`` is given, collapsed Gibbs sampling
-    (which runs all ``max_iter`` sweeps: a sampler does not converge to a point)."""
+    (which runs all ``max_iter`` sweeps: a sampler does not converge to a point).
+
+    ``init`` (labels 0..K-1 without an empty cluster) replaces the start with every row in one
+    cluster; the first-sweep count of Appendix B then does not apply (it exists only so that
+    a new cluster can open away from the all-in-one start)."""
     t0 = time.perf_counter()
     model = ModelData(parsed)
     N = model.N
-    labels = np.zeros(N, dtype=np.int64)
+    labels = np.zeros(N, dtype=np.int64) if init is None else np.array(init, dtype=np.int64)
     K = model.start(labels, order)
     log_n0 = math.log(N0)
     E_old = math.inf
@@ -49,7 +58,7 @@ def _run(parsed: ParsedData, N0: float, order: np.ndarray, tol: float, max_iter:
         uniforms = rng.random(N) if rng is not None else _NO_SAMPLING
         while True:
             scores = np.empty(model.capacity + 1) if rng is not None else _NO_SAMPLING
-            stop, K, s, c = _kernels.sweep(order, start, labels, K, iteration == 1, log_n0,
+            stop, K, s, c = _kernels.sweep(order, start, labels, K, iteration == 1 and init is None, log_n0,
                                            model.d_new, model.pconst, model.cnt, model.logcnt, model.fams,
                                            uniforms, scores)
             score += s
@@ -72,6 +81,19 @@ def _run(parsed: ParsedData, N0: float, order: np.ndarray, tol: float, max_iter:
         if converged:
             return
         E_old = E
+
+
+def _check_init(init, N: int) -> np.ndarray:
+    """A starting partition as labels 0..K-1 in order of first appearance."""
+    labels = np.asarray(init)
+    if labels.shape != (N,) or not (np.issubdtype(labels.dtype, np.integer) or
+                                    (np.issubdtype(labels.dtype, np.floating) and np.all(labels == np.round(labels)))):
+        raise ValueError(f"init must be {N} whole-number labels, one per row, got an array of shape {labels.shape} "
+                         f"and dtype {labels.dtype}.")
+    _, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
+    rank = np.empty(first.size, dtype=np.int64)
+    rank[np.argsort(first)] = np.arange(first.size)
+    return rank[inverse.reshape(-1)]
 
 
 def map_dp(X, N0: float = 3.0, likelihood="normal_wishart", prior=None, *, order=None,
@@ -123,16 +145,28 @@ def default_prior(likelihood: str, X) -> dict:
 class MAPDP(SweepEstimator):
     """MAP-DP clustering: MAP inference in a Dirichlet process mixture.
 
+    With its defaults, one call works on any table: ``MAPDP().fit(df)`` chooses a likelihood
+    per column, the prior and N0 from the data (:mod:`mapdp_core.auto`), and records what it
+    chose. Any explicit ``likelihood``, ``prior`` or ``N0`` is used exactly as given.
+
     Parameters
     ----------
-    N0 : float, default=3.0
-        Concentration parameter (prior count); 3 as in the PLOS Section 5 experiments.
-    likelihood : str, list or dict, default="normal_wishart"
-        One family per column, or multivariate blocks (see :mod:`mapdp_core.spec`).
-    prior : dict, optional
-        Hyperparameters; missing ones are set from the data (empirical Bayes, stored
-        in ``prior_``; the ``prior`` you pass is never modified).
-    n_init : int, default=1
+    N0 : "auto" or float > 0, default="auto"
+        Concentration parameter (prior count). "auto": chosen on
+        :data:`mapdp_core.auto.N0_GRID` by the exact joint -ln p(X, z | N0, theta0) of each
+        candidate's MAP partition (PLOS Appendix G, approach 2). 3 is the PLOS Section 5 value.
+    likelihood : "auto", str, list or dict, default="auto"
+        "auto": one family per column by the Data page's rules
+        (:func:`mapdp_core.loading.suggest_roles_and_families`); identifier, label-named,
+        constant and empty columns are left out with a warning (``dropped_columns_``), and the
+        real-valued columns may form one Normal-Wishart block when the evidence prefers it.
+        Otherwise one family per column, or multivariate blocks (see :mod:`mapdp_core.spec`).
+    prior : "auto", None or dict, default="auto"
+        "auto": the empirical-Bayes defaults with the Gaussian spread and the other families'
+        prior weight chosen by the same joint evidence (:func:`mapdp_core.auto.choose_hyperparameters`).
+        None: the empirical-Bayes defaults of each family as they are. A dict: hyperparameters;
+        missing ones are set from the data (the ``prior`` you pass is never modified).
+    n_init : int, default=3
         Restarts, each with its own random visiting order (PLOS Appendix C). The best is
         the one with the lowest exact -ln p(X, z), which unlike E does not depend on the order.
     shuffle : bool, default=True
@@ -142,6 +176,12 @@ class MAPDP(SweepEstimator):
     random_state : int, Generator or None
     n_jobs : int, optional
         Restarts run in parallel threads (the sweep kernel releases the GIL).
+    init : array-like of N labels, optional
+        A starting partition for every restart instead of one cluster holding every row (any
+        integer labels; each distinct value is one cluster). With the automatic search and no
+        ``init``, every restart starts from the best partition the search found (extended to all
+        rows when the search used a subsample), so the fit is never worse, by the exact joint,
+        than what the search saw; then the rows' visiting orders still differ per restart.
 
     Attributes
     ----------
@@ -157,6 +197,18 @@ class MAPDP(SweepEstimator):
     restart_neg_log_joints_ : ndarray of shape (n_init,)
     prior_ : list of dict
         Resolved hyperparameters per block.
+    N0_ : float
+        The N0 used.
+    likelihood_ : DataFrame
+        One row per block column: column, family, reason (why ``"auto"`` chose it, or "given").
+    dropped_columns_ : DataFrame
+        Columns left out by ``likelihood="auto"``: column, role, reason (empty otherwise).
+    hyperparameter_search_ : DataFrame or None
+        Every candidate the automatic search compared (stage, structure, spread, weight, N0,
+        K, neg_log_joint, seconds, chosen); None when nothing was searched.
+    hyperparameters_ : dict
+        The chosen knobs: structure, spread and weight (relative to the empirical-Bayes
+        defaults), N0, and the rows the search used.
     n_features_in_ : int
     """
 
@@ -171,8 +223,8 @@ class MAPDP(SweepEstimator):
                       help="The prior count of a new cluster: larger N0, more clusters a priori (PLOS eq 7)."),
     }
 
-    def __init__(self, N0=3.0, likelihood="normal_wishart", prior=None, n_init=1, shuffle=True,
-                 tol=1e-6, max_iter=100, random_state=None, n_jobs=None):
+    def __init__(self, N0="auto", likelihood="auto", prior="auto", n_init=3, shuffle=True,
+                 tol=1e-6, max_iter=100, random_state=None, n_jobs=None, init=None):
         self.N0 = N0
         self.likelihood = likelihood
         self.prior = prior
@@ -182,6 +234,7 @@ class MAPDP(SweepEstimator):
         self.max_iter = max_iter
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.init = init
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -206,17 +259,37 @@ class MAPDP(SweepEstimator):
         likelihood = {(0, 1): "normal_wishart", 2: "normal_gamma", 3: "spherical_gaussian", 4: "spherical_gaussian",
                       5: "bernoulli", 6: "binomial", 7: "categorical", 8: "poisson", 9: "exponential",
                       10: "geometric", 11: "gaussian_known_cov"}
-        cls(N0=1.0, likelihood=likelihood, max_iter=3, shuffle=False).fit(X).predict(X[:2])
+        cls(N0=1.0, likelihood=likelihood, prior=None, max_iter=3, shuffle=False).fit(X).predict(X[:2])
 
     def _validate(self, X) -> Problem:
-        _check_params(self.N0, self.tol, self.max_iter)
-        parsed = parse(X, self.likelihood, self.prior)
-        return Problem(parsed, parsed.X.shape[0], {"N0": float(self.N0), "input": X})
+        _check_params(self.N0, self.tol, self.max_iter, self.prior)
+        data, likelihood, prior, N0, auto, choice = X, self.likelihood, self.prior, self.N0, None, None
+        if isinstance(likelihood, str) and likelihood == "auto":
+            from .auto import auto_likelihood
+
+            auto = auto_likelihood(X)
+            data, likelihood = auto.X, auto.likelihood
+        if (isinstance(prior, str) and prior == "auto") or (isinstance(N0, str) and N0 == "auto"):
+            from .auto import choose_hyperparameters
+
+            search_prior = isinstance(prior, str)
+            search_N0 = isinstance(N0, str)
+            parse(data, likelihood, None if search_prior else prior)  # the engine's messages before any search
+            choice = choose_hyperparameters(
+                data, likelihood, search_prior=search_prior, search_N0=search_N0,
+                N0=1.0 if search_N0 else float(N0), prior=None if search_prior else prior,
+                allow_joint=auto is not None, random_state=self.random_state, n_jobs=self.n_jobs)
+            likelihood, prior, N0 = choice.likelihood, choice.prior, choice.N0
+        parsed = parse(data, likelihood, prior)
+        N = parsed.X.shape[0]
+        init = _check_init(self.init, N) if self.init is not None else (choice.labels if choice is not None else None)
+        return Problem(parsed, N, {"N0": float(N0), "input": X, "auto": auto, "choice": choice, "init": init})
 
     def _sweeps(self, problem: Problem, order, rng) -> Iterator[SweepState]:
         N = problem.n_rows
         order = np.arange(N, dtype=np.int64) if order is None else order
-        return _run(problem.data, problem.settings["N0"], order, float(self.tol), int(self.max_iter))
+        return _run(problem.data, problem.settings["N0"], order, float(self.tol), int(self.max_iter),
+                    init=problem.settings.get("init"))
 
     def _store(self, problem: Problem, state: SweepState, history) -> None:
         parsed = problem.data
@@ -226,9 +299,12 @@ class MAPDP(SweepEstimator):
         self.restart_neg_log_joints_ = self.restart_values_
         self.prior_ = [{"family": b.family, "columns": b.names, **b.prior} for b in parsed.blocks]
         self.N0_ = problem.settings["N0"]
-        self.n_features_in_ = parsed.X.shape[1]
+        auto, choice = problem.settings["auto"], problem.settings["choice"]
+        self._auto = auto
+        self._record_choices(parsed, auto, choice)
+        self.n_features_in_ = len(auto.columns) if auto is not None else parsed.X.shape[1]
         if hasattr(problem.settings["input"], "columns"):
-            self.feature_names_in_ = np.asarray(parsed.names, dtype=object)
+            self.feature_names_in_ = np.asarray(auto.columns if auto is not None else parsed.names, dtype=object)
         # the fitted statistics, for prediction (Appendix E); rebuilt after unpickling
         self._parsed = parsed
         self._model = None
@@ -250,15 +326,46 @@ class MAPDP(SweepEstimator):
         missing = np.isnan(X)
         filled = np.where(missing, self._fitted_model().imputation_values(self.n_clusters_)[self.labels_], X)
         frame = pd.DataFrame(filled, columns=self._parsed.names)
-        for name, labels in self._parsed.categories.items():
+        categories = dict(self._parsed.categories)
+        auto = getattr(self, "_auto", None)
+        if auto is not None:  # back to the table's own values: category labels, unshifted scales
+            for name, enc in auto.encodings.items():
+                if "codes" in enc:
+                    categories[name] = enc["codes"]
+                elif "shift" in enc:
+                    frame[name] = frame[name] + enc["shift"]
+        for name, labels in categories.items():
             frame[name] = pd.Categorical.from_codes(frame[name].astype(int), categories=labels).astype(object)
         return frame, pd.DataFrame(missing, columns=self._parsed.names)
+
+    def _record_choices(self, parsed, auto, choice) -> None:
+        """likelihood_, dropped_columns_, hyperparameter_search_ and hyperparameters_ (see the class docstring)."""
+        import pandas as pd
+
+        reasons = dict(zip(auto.table["column"], auto.table["reason"])) if auto is not None else {}
+        rows = []
+        for b in parsed.blocks:
+            joint = len(b.names) > 1 and b.family in ("normal_wishart", "gaussian_known_cov", "spherical_gaussian")
+            for name in b.names:
+                why = reasons.get(name, "given")
+                if joint and choice is not None and choice.structure == "joint":
+                    why = f"{why}; with the other real-valued columns as one correlated block (chosen by the evidence)"
+                rows.append({"column": name, "family": b.family, "reason": why})
+        self.likelihood_ = pd.DataFrame(rows, columns=["column", "family", "reason"])
+        self.dropped_columns_ = (auto.dropped.copy() if auto is not None
+                                 else pd.DataFrame(columns=["column", "role", "reason"]))
+        self.hyperparameter_search_ = choice.table.copy() if choice is not None else None
+        self.hyperparameters_ = ({"structure": choice.structure, "spread": choice.spread, "weight": choice.weight,
+                                  "N0": choice.N0, "rows_searched": choice.rows_searched}
+                                 if choice is not None else {"N0": self.N0_})
 
     #: label that ``predict`` gives a row for which a new cluster is the most probable
     NEW_CLUSTER = -1
 
     def _check_width(self, X) -> None:
         """scikit-learn's wording for a wrong number of columns in new rows."""
+        if getattr(self, "_auto", None) is not None:
+            return  # encode_rows checks the columns of new rows itself
         if not hasattr(X, "columns") and np.ndim(X) == 2 and np.shape(X)[1] != self.n_features_in_:
             raise ValueError(f"X has {np.shape(X)[1]} features, but MAPDP is expecting {self.n_features_in_} "
                              f"features as input (new rows have {np.shape(X)[1]} columns; the model was "
@@ -290,6 +397,11 @@ class MAPDP(SweepEstimator):
 
         self._check_width(X)
         model = self._fitted_model()
+        auto = getattr(self, "_auto", None)
+        if auto is not None:  # new rows as the table was given: encoded as the fitted columns were
+            from .auto import encode_rows
+
+            X = encode_rows(auto, X)
         M = parse_rows(X, self._parsed)
         nlp, nlp_prior = model.score_rows(M, self.n_clusters_)
         logw = np.empty((len(M), self.n_clusters_ + 1))
