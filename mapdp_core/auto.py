@@ -143,6 +143,9 @@ def auto_likelihood(X) -> AutoData:
     if frame.shape[0] == 0 or frame.shape[1] == 0:
         raise ValueError(f"X is empty ({frame.shape[0]} rows x {frame.shape[1]} columns); MAP-DP needs at least "
                          "one row and one column.")
+    if frame.shape[0] == 1:  # the rules below judge columns by their spread: one row has none
+        raise ValueError("X has 1 sample (row); likelihood='auto' needs at least 2 rows to choose families, and "
+                         "clustering needs several. Pass likelihood= explicitly to score single rows.")
     for c in frame.columns:  # pandas categoricals and nullable types: plain values, missing as NaN/None
         s = frame[c]
         if isinstance(s.dtype, pd.CategoricalDtype):
@@ -194,7 +197,8 @@ def encode_rows(auto: AutoData, X) -> pd.DataFrame:
         M = M[None, :] if M.ndim == 1 else M
         if M.ndim != 2 or M.shape[1] != len(auto.columns):
             raise ValueError(f"X has {M.shape[-1]} features, but MAPDP is expecting {len(auto.columns)} features as "
-                             f"input (the model was fitted on {len(auto.columns)} columns).")
+                             f"input (new rows have {M.shape[-1]} columns; the model was fitted on "
+                             f"{len(auto.columns)}).")
         frame = pd.DataFrame(M, columns=auto.columns)
     return encode_new_rows(frame, list(auto.X.columns), auto.encodings)
 
@@ -317,7 +321,7 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
             return prior
         return scaled_prior(data, _structured(likelihood, cand[0]), cand[1], weight=cand[2])
 
-    over = _oversegmented(Xs, families_of(Xs, likelihood), seed)
+    over = _oversegmented(parse(Xs, likelihood), seed)
 
     def fit_one(cand):
         """Two MAP-DP runs: from one cluster (PLOS Appendix B) and from an over-segmented start,
@@ -386,33 +390,28 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
                       len(Xs), found[0], labels)
 
 
-def families_of(X: pd.DataFrame, likelihood) -> dict:
-    """Family of each column of ``X`` under ``likelihood``."""
-    from .spec import parse
-
-    return {name: b.family for b in parse(X, likelihood).blocks for name in b.names}
-
-
-def _oversegmented(X: pd.DataFrame, families: dict, seed: int) -> np.ndarray:
+def _oversegmented(parsed, seed: int) -> np.ndarray:
     """A deliberately fine start: K-means with about sqrt(N)/2 (at most 16) clusters on the
     columns z-scored (categories one-hot, gaps at the column mean)."""
     from .kmeans import KMeans
 
+    family = {c: b.family for b in parsed.blocks for c in b.columns}
     parts = []
-    for c in X.columns:
-        x = X[c].to_numpy(dtype=float)
-        if families.get(str(c)) == "categorical":
+    for j in range(parsed.X.shape[1]):
+        x = parsed.X[:, j]
+        if family.get(j) == "categorical":
             levels = np.unique(x[~np.isnan(x)])
             cols = (x[:, None] == levels[None, :]).astype(float)
             cols[np.isnan(x)] = np.nan
         else:
             cols = x[:, None]
-        sd = np.nanstd(cols, axis=0)
-        with np.errstate(invalid="ignore"):
+        with np.errstate(invalid="ignore", over="ignore"):
+            sd = np.nanstd(cols, axis=0)
             z = (cols - np.nanmean(cols, axis=0)) / np.where(sd > 0, sd, 1.0)
-        parts.append(np.nan_to_num(z))
+        parts.append(np.nan_to_num(z, nan=0.0, posinf=0.0, neginf=0.0))
     Z = np.hstack(parts)
-    k = int(min(16, max(2, round(math.sqrt(len(X)) / 2)), len(X)))
+    N = len(Z)
+    k = int(min(16, max(2, round(math.sqrt(N) / 2)), N))
     return KMeans(n_clusters=k, n_init=1, random_state=seed).fit(Z).labels_
 
 

@@ -83,6 +83,11 @@ def _run(parsed: ParsedData, N0: float, order: np.ndarray, tol: float, max_iter:
         E_old = E
 
 
+#: hyperparameter names of the families (a prior dict keyed by these is for one family)
+_HYPERPARAMETER_NAMES = {"m0", "c0", "a0", "b0", "B0", "mu0", "sigma0_2", "sigma2", "Sigma0", "Sigma", "alpha0",
+                         "beta0", "n"}
+
+
 def _check_init(init, N: int) -> np.ndarray:
     """A starting partition as labels 0..K-1 in order of first appearance."""
     labels = np.asarray(init)
@@ -267,6 +272,11 @@ class MAPDP(SweepEstimator):
         if isinstance(likelihood, str) and likelihood == "auto":
             from .auto import auto_likelihood
 
+            if isinstance(prior, dict) and any(k in prior for k in _HYPERPARAMETER_NAMES):
+                raise ValueError(
+                    f"prior= gives hyperparameters {sorted(k for k in prior if k in _HYPERPARAMETER_NAMES)} for one "
+                    "family, but likelihood='auto' may choose several; pass likelihood= too (e.g. "
+                    "likelihood='normal_wishart'), or key the prior by column.")
             auto = auto_likelihood(X)
             data, likelihood = auto.X, auto.likelihood
         if (isinstance(prior, str) and prior == "auto") or (isinstance(N0, str) and N0 == "auto"):

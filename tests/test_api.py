@@ -65,8 +65,8 @@ def test_the_exact_call_used_by_outside_checks():
 
 def test_restarts_keep_the_lowest_exact_joint_and_are_reproducible():
     X = blobs(2)
-    a = MAPDP(N0=2.0, n_init=4, random_state=7).fit(X)
-    b = MAPDP(N0=2.0, n_init=4, random_state=7, n_jobs=2).fit(X)
+    a = MAPDP(likelihood="normal_wishart", prior=None, N0=2.0, n_init=4, random_state=7).fit(X)
+    b = MAPDP(likelihood="normal_wishart", prior=None, N0=2.0, n_init=4, random_state=7, n_jobs=2).fit(X)
     assert a.neg_log_joint_ == pytest.approx(a.restart_neg_log_joints_.min())
     np.testing.assert_array_equal(a.labels_, b.labels_)
     np.testing.assert_allclose(a.restart_neg_log_joints_, b.restart_neg_log_joints_)
@@ -74,7 +74,7 @@ def test_restarts_keep_the_lowest_exact_joint_and_are_reproducible():
 
 def test_user_prior_is_not_modified_and_defaults_are_recorded():
     prior = {"c0": 0.5}
-    m = MAPDP(prior=prior, shuffle=False).fit(blobs())
+    m = MAPDP(N0=3.0, likelihood="normal_wishart", n_init=1, prior=prior, shuffle=False).fit(blobs())
     assert prior == {"c0": 0.5}
     assert m.prior_[0]["c0"] == 0.5 and m.prior_[0]["family"] == "normal_wishart"
     assert m.prior_[0]["B0"].shape == (2, 2)
@@ -95,7 +95,7 @@ def test_dataframe_with_text_bool_and_missing_values_keeps_every_row():
     df.loc[::5, "stage"] = None
     likelihood = {"sex": "categorical", "smoker": "bernoulli", "stage": "categorical", "age": "normal_gamma",
                   "visits": "poisson"}
-    m = MAPDP(N0=1.0, likelihood=likelihood, n_init=2, random_state=0).fit(df)
+    m = MAPDP(prior=None, N0=1.0, likelihood=likelihood, n_init=2, random_state=0).fit(df)
     assert m.labels_.shape == (n,)
     assert list(m.feature_names_in_) == list(df.columns)
     assert set(m.cluster_summaries_["proportions"]) == {"sex", "stage"}

@@ -105,14 +105,14 @@ def test_clinical_outliers_and_fit():
     assert out.sum() == 20
     z = (X["age_at_onset"] - X["age_at_onset"].mean()) / X["age_at_onset"].std()
     assert (z[out].abs() > 3).sum() >= 10       # most outlier ages (if observed) are extreme
-    model = MAPDP(likelihood=spec, random_state=0).fit(X)
+    model = MAPDP(N0=3.0, prior=None, n_init=1, likelihood=spec, random_state=0).fit(X)
     assert model.labels_.shape == (400,)
 
 
 def test_clinical_subtypes_are_recoverable_without_noise():
     from sklearn.metrics import normalized_mutual_info_score
     X, y, spec = clinical_simulator(n=600, n_subtypes=3, missing_rate=0.0, seed=0)
-    labels = MAPDP(likelihood=spec, random_state=0).fit(X).labels_
+    labels = MAPDP(N0=3.0, prior=None, n_init=1, likelihood=spec, random_state=0).fit(X).labels_
     assert normalized_mutual_info_score(y, labels) > 0.6
 
 

@@ -18,10 +18,10 @@ def remove_at_random(df, rate, seed):
 
 def test_twenty_percent_missing_keeps_the_complete_data_clustering():
     X, y, likelihood = clinical_simulator(n=600, n_subtypes=3, missing_rate=0.0, seed=0)
-    complete = MAPDP(N0=1.0, likelihood=likelihood, n_init=3, random_state=0).fit(X)
+    complete = MAPDP(prior=None, N0=1.0, likelihood=likelihood, n_init=3, random_state=0).fit(X)
     gappy = remove_at_random(X, 0.2, seed=1)
     assert 0.17 < gappy.isna().to_numpy().mean() < 0.23
-    holed = MAPDP(N0=1.0, likelihood=likelihood, n_init=3, random_state=0).fit(gappy)
+    holed = MAPDP(prior=None, N0=1.0, likelihood=likelihood, n_init=3, random_state=0).fit(gappy)
     assert len(holed.labels_) == len(X)
     agreement = nmi(complete.labels_, holed.labels_)
     print(f"NMI(complete, 20% missing) = {agreement:.3f}; vs truth {nmi(y, complete.labels_):.3f} -> "
@@ -41,7 +41,7 @@ def test_imputed_values_come_from_the_rows_cluster():
     holes.loc[[1, 61], "smoker"] = np.nan
     holes.loc[[2, 62], "stage"] = None
     holes.loc[[3, 63], "visits"] = np.nan
-    m = MAPDP(N0=1.0, likelihood={"score": "normal_gamma", "smoker": "bernoulli", "stage": "categorical",
+    m = MAPDP(prior=None, n_init=1, N0=1.0, likelihood={"score": "normal_gamma", "smoker": "bernoulli", "stage": "categorical",
                                   "visits": "poisson"}, shuffle=False).fit(holes)
     filled, mask = m.impute()
     assert filled.shape == df.shape and mask.to_numpy().sum() == 8

@@ -114,8 +114,8 @@ def separated():
 
 def test_twenty_percent_missing_keeps_the_clustering(separated):
     X, gappy = separated
-    full = m.MAPDP(n_init=3, random_state=0).fit(X)
-    gap = m.MAPDP(n_init=3, random_state=0).fit(gappy)
+    full = m.MAPDP(N0=3.0, likelihood="normal_wishart", prior=None, n_init=3, random_state=0).fit(X)
+    gap = m.MAPDP(N0=3.0, likelihood="normal_wishart", prior=None, n_init=3, random_state=0).fit(gappy)
     nmi = m.clustering_scores(full.labels_, gap.labels_)["nmi"]
     print(f"\nNormal-Wishart block, 600 rows, 20 % of entries missing: K {full.n_clusters_} -> {gap.n_clusters_}, "
           f"NMI(complete, gappy) = {nmi:.3f}")
@@ -125,7 +125,7 @@ def test_twenty_percent_missing_keeps_the_clustering(separated):
 
 def test_prediction_of_gappy_rows_is_the_mixture_of_marginals(separated):
     _, gappy = separated
-    model = m.MAPDP(n_init=2, random_state=1).fit(gappy)
+    model = m.MAPDP(N0=3.0, likelihood="normal_wishart", prior=None, n_init=2, random_state=1).fit(gappy)
     fam = model._fitted_model().fams[2]
     prior = model.prior_[0]
     K, N = model.n_clusters_, len(gappy)
@@ -152,14 +152,14 @@ def test_infinite_values_are_refused_with_a_message():
     X = np.random.default_rng(0).normal(size=(10, 2))
     X[3, 1] = np.inf
     with pytest.raises(ValueError, match="infinite"):
-        m.MAPDP().fit(X)
+        m.MAPDP(N0=3.0, likelihood="normal_wishart", prior=None, n_init=1).fit(X)
 
 
 def test_gibbs_and_imputation_run_on_gappy_blocks(separated):
     _, gappy = separated
     g = m.CollapsedGibbs(n_sweeps=20, random_state=0).fit(gappy[:150])
     assert len(g.labels_) == 150
-    model = m.MAPDP(n_init=2, random_state=0).fit(gappy)
+    model = m.MAPDP(N0=3.0, likelihood="normal_wishart", prior=None, n_init=2, random_state=0).fit(gappy)
     filled, was_missing = model.impute()
     assert np.isfinite(filled.to_numpy()).all() and was_missing.to_numpy().sum() == np.isnan(gappy).sum()
 
@@ -250,8 +250,8 @@ def separated_known(separated):
 
 def test_known_cov_twenty_percent_missing_keeps_the_clustering(separated_known):
     X, gappy, spec = separated_known
-    full = m.MAPDP(n_init=3, random_state=0, **spec).fit(X)
-    gap = m.MAPDP(n_init=3, random_state=0, **spec).fit(gappy)
+    full = m.MAPDP(N0=3.0, n_init=3, random_state=0, **spec).fit(X)
+    gap = m.MAPDP(N0=3.0, n_init=3, random_state=0, **spec).fit(gappy)
     nmi = m.clustering_scores(full.labels_, gap.labels_)["nmi"]
     print(f"\nKnown-covariance block, 600 rows, 20 % of entries missing: K {full.n_clusters_} -> "
           f"{gap.n_clusters_}, NMI(complete, gappy) = {nmi:.3f}")
@@ -263,7 +263,7 @@ def test_known_cov_twenty_percent_missing_keeps_the_clustering(separated_known):
 @pytest.mark.parametrize("fitted_on", ["complete", "gappy"])
 def test_known_cov_prediction_of_gappy_rows_is_the_mixture_of_marginals(separated_known, fitted_on):
     X, gappy, spec = separated_known
-    model = m.MAPDP(n_init=2, random_state=1, **spec).fit(X if fitted_on == "complete" else gappy)
+    model = m.MAPDP(N0=3.0, n_init=2, random_state=1, **spec).fit(X if fitted_on == "complete" else gappy)
     fam = model._fitted_model().fams[0]
     t = model._fitted_model().transforms[0]
     Y = fam[0]

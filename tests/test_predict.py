@@ -29,14 +29,14 @@ def brute_force_log_density(X, labels, N0, x, family, prior, columns):
 
 def test_score_samples_is_the_mixture_predictive_of_appendix_e():
     X = blobs()
-    m = MAPDP(N0=2.0, prior=NW_PRIOR, shuffle=False).fit(X)
+    m = MAPDP(likelihood="normal_wishart", n_init=1, N0=2.0, prior=NW_PRIOR, shuffle=False).fit(X)
     new = np.array([[0.5, -0.2], [7.0, 1.0], [30.0, 30.0]])
     expected = [brute_force_log_density(X, m.labels_, 2.0, x, "normal_wishart", NW_PRIOR, [0, 1]) for x in new]
     np.testing.assert_allclose(m.score_samples(new), expected, rtol=1e-9)
 
 
 def test_probabilities_sum_to_one_and_a_far_point_is_a_new_cluster():
-    m = MAPDP(N0=2.0, prior=NW_PRIOR, shuffle=False).fit(blobs())
+    m = MAPDP(likelihood="normal_wishart", n_init=1, N0=2.0, prior=NW_PRIOR, shuffle=False).fit(blobs())
     new = np.array([[0.1, 0.1], [8.2, -0.3], [60.0, -60.0]])
     p = m.predict_proba(new)
     assert p.shape == (3, m.n_clusters_ + 1)
@@ -50,7 +50,7 @@ def test_probabilities_sum_to_one_and_a_far_point_is_a_new_cluster():
 def test_predictive_of_counts_sums_to_one():
     rng = np.random.default_rng(1)
     X = np.r_[rng.poisson(2, 40), rng.poisson(15, 40)].astype(float)[:, None]
-    m = MAPDP(N0=1.0, likelihood="poisson", shuffle=False).fit(X)
+    m = MAPDP(prior=None, n_init=1, N0=1.0, likelihood="poisson", shuffle=False).fit(X)
     grid = np.arange(0, 400, dtype=float)[:, None]
     assert np.exp(m.score_samples(grid)).sum() == pytest.approx(1.0, abs=1e-9)
 
@@ -60,7 +60,7 @@ def test_a_missing_feature_is_marginalised():
     z = np.repeat([0, 1], 40)
     X = np.column_stack([rng.normal(5 * z, 1.0), rng.poisson(2 + 10 * z).astype(float)])
     prior = {0: {"m0": 2.5, "c0": 0.2, "a0": 2.0, "b0": 1.0}, 1: {"alpha0": 2.0, "beta0": 0.5}}
-    m = MAPDP(N0=1.0, likelihood=["normal_gamma", "poisson"], prior=prior, shuffle=False).fit(X)
+    m = MAPDP(n_init=1, N0=1.0, likelihood=["normal_gamma", "poisson"], prior=prior, shuffle=False).fit(X)
     # the predictive of (NaN, x) must be that of the count column alone, same partition
     got = m.score_samples(np.array([[np.nan, 3.0], [np.nan, 12.0]]))
     expected = [brute_force_log_density(X, m.labels_, 1.0, x, "poisson", prior[1], [1]) for x in (3.0, 12.0)]
@@ -70,7 +70,7 @@ def test_a_missing_feature_is_marginalised():
 def test_dataframe_rows_with_text_categories():
     rng = np.random.default_rng(3)
     df = pd.DataFrame({"stage": np.repeat(["early", "late"], 40), "score": np.r_[rng.normal(0, 1, 40), rng.normal(6, 1, 40)]})
-    m = MAPDP(N0=1.0, likelihood={"stage": "categorical", "score": "normal_gamma"}, shuffle=False).fit(df)
+    m = MAPDP(prior=None, n_init=1, N0=1.0, likelihood={"stage": "categorical", "score": "normal_gamma"}, shuffle=False).fit(df)
     new = pd.DataFrame({"score": [0.2, 6.1, np.nan], "stage": ["early", "late", "late"]})  # other column order
     pred = m.predict(new)
     assert pred[0] == m.labels_[0] and pred[1] == m.labels_[-1] and pred[2] == m.labels_[-1]
@@ -83,7 +83,7 @@ def test_dataframe_rows_with_text_categories():
 def test_predict_before_fit_and_wrong_width():
     from sklearn.exceptions import NotFittedError
     with pytest.raises(NotFittedError):
-        MAPDP().predict(np.zeros((1, 2)))
-    m = MAPDP(shuffle=False).fit(blobs())
+        MAPDP(N0=3.0, likelihood="normal_wishart", prior=None, n_init=1).predict(np.zeros((1, 2)))
+    m = MAPDP(N0=3.0, likelihood="normal_wishart", prior=None, n_init=1, shuffle=False).fit(blobs())
     with pytest.raises(ValueError, match="3 columns; the model was fitted on 2"):
         m.predict(np.zeros((1, 3)))

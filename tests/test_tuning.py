@@ -168,7 +168,7 @@ def test_n0_grid_recovers_k_on_separated_blobs():
     assert best["neg_log_joint"] == grid.table["neg_log_joint"].min()
     assert best["K"] == 3
     # the grid's value is the fitted model's exact joint
-    m = MAPDP(N0=grid.best_N0, n_init=2, random_state=0).fit(X)
+    m = MAPDP(likelihood="normal_wishart", prior=None, N0=grid.best_N0, n_init=2, random_state=0).fit(X)
     assert m.neg_log_joint_ == pytest.approx(best["neg_log_joint"], rel=1e-12)
 
 
@@ -192,20 +192,20 @@ def _assert_priors_equal(p, q):
                                         "gaussian_known_cov"])
 def test_scaled_prior_one_is_the_default_single_family(likelihood):
     X, _ = blobs(n=15)
-    ref = MAPDP(likelihood=likelihood, random_state=0).fit(X)
-    got = MAPDP(likelihood=likelihood, prior=scaled_prior(X, likelihood, 1.0), random_state=0).fit(X)
+    ref = MAPDP(N0=3.0, prior=None, n_init=1, likelihood=likelihood, random_state=0).fit(X)
+    got = MAPDP(N0=3.0, n_init=1, likelihood=likelihood, prior=scaled_prior(X, likelihood, 1.0), random_state=0).fit(X)
     _assert_priors_equal(got.prior_, ref.prior_)
     assert got.neg_log_joint_ == ref.neg_log_joint_
 
 
 def test_scaled_prior_mixed_mapping_and_list():
     df = mixed_frame()
-    ref = MAPDP(likelihood=MIXED_LIK, random_state=0).fit(df)
-    got = MAPDP(likelihood=MIXED_LIK, prior=scaled_prior(df, MIXED_LIK, 1.0), random_state=0).fit(df)
+    ref = MAPDP(N0=3.0, prior=None, n_init=1, likelihood=MIXED_LIK, random_state=0).fit(df)
+    got = MAPDP(N0=3.0, n_init=1, likelihood=MIXED_LIK, prior=scaled_prior(df, MIXED_LIK, 1.0), random_state=0).fit(df)
     _assert_priors_equal(got.prior_, ref.prior_)
     assert got.neg_log_joint_ == ref.neg_log_joint_
     # s = 2: the Gaussian within-cluster spreads double, nothing else moves
-    two = MAPDP(likelihood=MIXED_LIK, prior=scaled_prior(df, MIXED_LIK, 2.0), random_state=0).fit(df)
+    two = MAPDP(N0=3.0, n_init=1, likelihood=MIXED_LIK, prior=scaled_prior(df, MIXED_LIK, 2.0), random_state=0).fit(df)
     for p, q in zip(two.prior_, ref.prior_):
         changed = {"normal_wishart": "B0", "normal_gamma": "b0", "spherical_gaussian": "sigma2",
                    "gaussian_known_cov": "Sigma"}.get(p["family"])
@@ -218,8 +218,8 @@ def test_scaled_prior_mixed_mapping_and_list():
     # one family per column, as a list
     X = np.column_stack([df["g"], df["s1"], df["b"], df["p"]])
     lik = ["normal_gamma", "spherical_gaussian", "bernoulli", "poisson"]
-    ref = MAPDP(likelihood=lik, random_state=0).fit(X)
-    got = MAPDP(likelihood=lik, prior=scaled_prior(X, lik, 1.0), random_state=0).fit(X)
+    ref = MAPDP(N0=3.0, prior=None, n_init=1, likelihood=lik, random_state=0).fit(X)
+    got = MAPDP(N0=3.0, n_init=1, likelihood=lik, prior=scaled_prior(X, lik, 1.0), random_state=0).fit(X)
     _assert_priors_equal(got.prior_, ref.prior_)
     with pytest.raises(ValueError, match="scale"):
         scaled_prior(X, lik, 0.0)
@@ -264,7 +264,7 @@ def test_cross_validate_holds_the_discrete_prior_weight():
     test = df.iloc[np.sort(folds[0])].reset_index(drop=True)
     for cv, w in ((light, 1.0), (heavy, 20.0)):
         prior = scaled_prior(train, lik, 1.0, weight=w)
-        m = MAPDP(N0=1.0, likelihood=lik, prior=prior, random_state=seed).fit(train)
+        m = MAPDP(n_init=1, N0=1.0, likelihood=lik, prior=prior, random_state=seed).fit(train)
         assert cv.folds["heldout_loglik"].iloc[0] == pytest.approx(np.mean(m.score_samples(test)), rel=1e-12)
     assert heavy.folds["heldout_loglik"].iloc[0] != light.folds["heldout_loglik"].iloc[0]
     with pytest.raises(ValueError):
@@ -279,7 +279,7 @@ def test_cross_validate_prefers_a_scale_with_the_right_k():
     by_scale = cv.summary.set_index("scale")["mean_K"]
     assert by_scale[0.01] > 3 and by_scale[30.0] < 3  # the extremes get K wrong
     assert cv.best_scale == 1.0 and by_scale[cv.best_scale] == 3
-    m = MAPDP(N0=cv.best_N0, likelihood=lik, prior=scaled_prior(X, lik, cv.best_scale), random_state=0).fit(X)
+    m = MAPDP(n_init=1, N0=cv.best_N0, likelihood=lik, prior=scaled_prior(X, lik, cv.best_scale), random_state=0).fit(X)
     assert m.n_clusters_ == 3
 
 
