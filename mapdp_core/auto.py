@@ -55,7 +55,7 @@ from ._model import ModelData
 from .encoding import encode_column
 from .estimator import run_many
 
-__all__ = ["AutoData", "AutoChoice", "N0_GRID", "SPREAD_GRID", "WEIGHT_GRID", "MAX_JOINT_COLUMNS", "SEARCH_ROWS",
+__all__ = ["AutoData", "AutoChoice", "structured_likelihood", "N0_GRID", "SPREAD_GRID", "WEIGHT_GRID", "MAX_JOINT_COLUMNS", "SEARCH_ROWS",
            "auto_likelihood", "choose_hyperparameters"]
 
 #: N0 values tried (the range of the papers' experiments; PLOS Section 5 uses 3)
@@ -231,11 +231,13 @@ class AutoChoice:
     labels: np.ndarray | None = field(default=None, repr=False)
 
 
-def _structured(likelihood, structure: str):
+def structured_likelihood(likelihood, structure: str):
     """``likelihood`` with its normal_gamma columns as one Normal-Wishart block ("joint") or as they are."""
     if structure != "joint":
         return likelihood
     real = [c for c, f in likelihood.items() if f == "normal_gamma" and not isinstance(c, tuple)]
+    if len(real) < 2:
+        return likelihood
     out = {c: f for c, f in likelihood.items() if c not in real}
     out[tuple(real)] = "normal_wishart"
     return out
@@ -319,7 +321,7 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
     def prior_for(data, cand):
         if not search_prior:
             return prior
-        return scaled_prior(data, _structured(likelihood, cand[0]), cand[1], weight=cand[2])
+        return scaled_prior(data, structured_likelihood(likelihood, cand[0]), cand[1], weight=cand[2])
 
     over = _oversegmented(parse(Xs, likelihood), seed)
 
@@ -328,40 +330,49 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
         whose spurious clusters empty as their rows leave (the all-in-one start cannot split a
         cluster whose halves are only better together, e.g. three evenly spaced groups)."""
         t0 = time.perf_counter()
-        runs = [MAPDP(N0=cand[3], likelihood=_structured(likelihood, cand[0]), prior=prior_for(Xs, cand),
+        runs = [MAPDP(N0=cand[3], likelihood=structured_likelihood(likelihood, cand[0]), prior=prior_for(Xs, cand),
                       n_init=1, random_state=seed, init=init).fit(Xs) for init in (None, over)]
         m = min(runs, key=lambda r: r.neg_log_joint_)
         return {"structure": cand[0], "spread": cand[1], "weight": cand[2], "N0": cand[3],
                 "K": int(m.n_clusters_), "neg_log_joint": float(m.neg_log_joint_),
                 "seconds": time.perf_counter() - t0}, [(_canonical(r.labels_), r.neg_log_joint_) for r in runs]
 
+    models: dict[tuple, ModelData] = {}
+
     def joint(key: bytes, cand) -> float:
         """-ln p(X, z | theta0, N0) of a pooled partition z under a candidate's prior and N0."""
         if (key, cand) not in joints:
-            if cand[:3] not in parsed_of:
-                parsed_of[cand[:3]] = parse(Xs, _structured(likelihood, cand[0]), prior_for(Xs, cand))
-            model = ModelData(parsed_of[cand[:3]])
+            if cand[:3] not in models:  # one set of statistics per prior, reloaded per partition
+                parsed_of[cand[:3]] = parse(Xs, structured_likelihood(likelihood, cand[0]), prior_for(Xs, cand))
+                models[cand[:3]] = ModelData(parsed_of[cand[:3]])
+            model = models[cand[:3]]
             K = model.start(pool[key])
             joints[(key, cand)] = model.neg_log_joint(K, cand[3])
         return joints[(key, cand)]
+
+    elite: dict[bytes, None] = {}  # the partitions that were some candidate's best so far
 
     def stage(number, cands):
         """The best of ``cands``: each is judged by its best partition among all those found so
         far (a candidate's own restarts can stop in a poorer local optimum than another
         candidate's partition gives it), ties to the earlier candidate."""
         todo = [c for c in dict.fromkeys(cands) if c not in results]
+        fresh: dict[bytes, None] = {}
         for cand, (res, partitions) in zip(todo, run_many(fit_one, todo, workers)):
             for labels, value in partitions:
                 key = labels.tobytes()
                 pool.setdefault(key, labels)
+                fresh[key] = None
                 # the run's own value: with gaps in a Normal-Wishart block the completed statistics
                 # (hence the joint) depend on the order rows joined, so a recomputation may differ
                 joints[(key, cand)] = min(value, joints.get((key, cand), math.inf))
             results[cand] = res
             rows_out.append({"stage": number, **res})
         value = {}
+        keys = list({**elite, **fresh})  # a partition that lost everywhere is not tried again
         for cand in dict.fromkeys(cands):
-            key = min(pool, key=lambda k: joint(k, cand))
+            key = min(keys, key=lambda k: joint(k, cand))
+            elite[key] = None
             value[cand] = (joint(key, cand), key)
             results[cand]["evidence"] = value[cand][0]
             results[cand]["K_best"] = int(pool[key].max()) + 1
@@ -381,7 +392,7 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
                                             "evidence", "K_best", "seconds"])
     table["chosen"] = [(r.structure, r.spread, r.weight, r.N0) == best for r in table.itertuples()]
     structure, spread, weight, n0 = best
-    final_likelihood = _structured(likelihood, structure)
+    final_likelihood = structured_likelihood(likelihood, structure)
     final_prior = scaled_prior(X, final_likelihood, spread, weight=weight) if search_prior else prior
     labels = pool[found[1]]
     if len(Xs) < N:  # the subsample's partition, extended to every row by its predictive

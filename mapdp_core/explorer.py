@@ -35,6 +35,8 @@ from .registry import ALGORITHMS, algorithm
 from .spec import parse
 from .state import SweepState
 from .synthetic import PLOS_SCENARIOS, clinical_simulator, crp_normal_wishart, plos_scenario
+from .auto import AutoChoice, choose_hyperparameters
+from .auto import structured_likelihood as structured
 from .tuning import scaled_prior
 
 __all__ = [
@@ -144,13 +146,20 @@ def scenario_data(section: str = "5.2", n: int = 4000, seed: int = 0) -> AppData
 
 
 def builtin_data(name: str) -> AppData:
-    """A data set shipped in datasets/, with its documented default likelihoods."""
+    """A data set shipped in datasets/, with its documented default likelihoods (text columns
+    encoded as :func:`mapdp_core.loading.prepare` encodes an uploaded table's)."""
     X, y, spec = load_dataset(name)
     table = X.copy()
     table["label"] = y.to_numpy()
-    truth, names = _codes(y)
-    return AppData(name=name, table=table, X=X.astype(float), likelihood=spec, truth=truth, truth_names=names,
-                   description=f"Built-in data set '{name}' ({len(X)} rows, {X.shape[1]} features).")
+    description = f"Built-in data set '{name}' ({len(X)} rows, {X.shape[1]} features)."
+    if all(pd.api.types.is_numeric_dtype(X[c]) for c in X.columns):
+        truth, names = _codes(y)
+        return AppData(name=name, table=table, X=X.astype(float), likelihood=spec, truth=truth, truth_names=names,
+                       description=description)
+    per_column = {c: fam for key, fam in spec.items() for c in (key if isinstance(key, tuple) else (key,))}
+    data = with_likelihood(table_data(table, roles={"label": "label"}, families=per_column, name=name), per_column)
+    return AppData(name=name, table=table, X=data.X, likelihood=data.likelihood, truth=data.truth,
+                   truth_names=data.truth_names, encodings=data.encodings, notes=data.notes, description=description)
 
 
 def crp_data(n: int = 2000, N0: float = 3.0, d: int = 2, seed: int = 0) -> AppData:
@@ -352,15 +361,30 @@ def _collect(gen, deadline: float, should_stop) -> tuple[list, bool]:
     return states, False
 
 
-def _prior(data: AppData, spread: float, weight: float):
-    return None if spread == 1.0 and weight == 1.0 else scaled_prior(data.X, data.likelihood, spread, weight=weight)
+def _prior(data: AppData, likelihood, spread: float, weight: float):
+    return None if spread == 1.0 and weight == 1.0 else scaled_prior(data.X, likelihood, spread, weight=weight)
+
+
+def auto_settings(data: AppData, random_state=0) -> AutoChoice:
+    """The prior's spread and weight, the Gaussian structure and N0 that ``MAPDP()`` would choose
+    for ``data`` (:func:`mapdp_core.auto.choose_hyperparameters`, the exact joint evidence),
+    for the app's defaults. The knobs are absolute (relative to the empirical-Bayes prior)."""
+    return choose_hyperparameters(data.X, data.likelihood, allow_joint=True, random_state=random_state)
+
+
+def mapdp_settings(choice: AutoChoice, N0: float | None = None, spread: float = 1.0, weight: float = 1.0) -> dict:
+    """MAP-DP's app parameters from an automatic choice and the app's knobs: ``N0`` (None: the
+    chosen one), and ``spread`` and ``weight`` as multiples of the chosen ones."""
+    return {"N0": float(choice.N0 if N0 is None else N0), "spread": float(choice.spread * spread),
+            "weight": float(choice.weight * weight), "structure": choice.structure}
 
 
 def estimator(data: AppData, name: str, params: dict | None = None, *, restarts: int = 1, seed: int = 0):
     """The registered estimator ``name`` for ``data`` with the app's ``params``, and the matrix it reads.
 
-    Algorithms that read a mixed table (MAP-DP, Gibbs) get the data's likelihood per column and
-    the prior scaled by the app's knobs ``spread`` and ``weight``
+    Algorithms that read a mixed table (MAP-DP, Gibbs) get the data's likelihood per column (its
+    real-valued columns as one Normal-Wishart block with ``structure="joint"``) and the prior
+    scaled by the app's knobs ``spread`` and ``weight``
     (:func:`mapdp_core.tuning.scaled_prior`); numeric ones get :func:`numeric_matrix`. Restarts
     visit rows in random orders where the algorithm has a visiting order (PLOS Appendix C).
     """
@@ -368,8 +392,9 @@ def estimator(data: AppData, name: str, params: dict | None = None, *, restarts:
     params = dict(params or {})
     allowed = cls().get_params()
     if cls.input == "mixed":
-        prior = _prior(data, float(params.pop("spread", 1.0)), float(params.pop("weight", 1.0)))
-        params.update(likelihood=data.likelihood, prior=prior)
+        likelihood = structured(data.likelihood, params.pop("structure", "independent"))
+        prior = _prior(data, likelihood, float(params.pop("spread", 1.0)), float(params.pop("weight", 1.0)))
+        params.update(likelihood=likelihood, prior=prior)
         X = data.X
     else:
         X = numeric_matrix(data)
@@ -469,7 +494,7 @@ COMPARED = tuple(ALGORITHMS)
 
 
 def compare(data: AppData, algorithms=None, *, N0: float = 3.0, spread: float = 1.0, weight: float = 1.0,
-            K: int = 3, lam: float | None = None, restarts: int = 5, seed: int = 0, gibbs_sweeps: int = 100,
+            structure: str = "independent", K: int = 3, lam: float | None = None, restarts: int = 5, seed: int = 0, gibbs_sweeps: int = 100,
             vdp_components: int = 20, time_budget: float = 600.0, should_stop: Callable[[], bool] | None = None,
             on_step: Callable[[int, int], None] | None = None) -> pd.DataFrame:
     """Every chosen algorithm over ``restarts`` seeds: one tidy row per (algorithm, restart).
@@ -494,13 +519,13 @@ def compare(data: AppData, algorithms=None, *, N0: float = 3.0, spread: float = 
     if unknown:
         raise ValueError(f"unknown algorithm(s) {unknown}; choose among {list(ALGORITHMS)}.")
     restarts = check_int(restarts, "restarts", 1)
-    mixed = {"N0": N0, "spread": spread, "weight": weight}
+    mixed = {"N0": N0, "spread": spread, "weight": weight, "structure": structure}
     settings = {"MAP-DP": mixed, "Gibbs": {**mixed, "n_sweeps": int(gibbs_sweeps)}, "K-means": {"n_clusters": K},
                 "E-M": {"n_components": K}, "Variational DP": {"n_components": vdp_components}}
     Z = numeric_matrix(data) if any(ALGORITHMS[a].input == "numeric" for a in algorithms) else None
     if "DP-means" in algorithms:
         if lam is None:
-            lam = lambda_for_k(data, run_mapdp(data, N0, spread, weight=weight).final.n_clusters, Z)[0]
+            lam = lambda_for_k(data, run(data, "MAP-DP", mixed).final.n_clusters, Z)[0]
         settings["DP-means"] = {"lam": float(lam)}
     deadline = time.perf_counter() + float(time_budget)
     tables, done, total = [], 0, len(algorithms) * restarts

@@ -205,6 +205,41 @@ def n0_figure(table: pd.DataFrame, best: float | None = None) -> go.Figure:
     return fig
 
 
+def search_figure(table: pd.DataFrame) -> go.Figure:
+    """The automatic search (``MAPDP.hyperparameter_search_``, :func:`mapdp_core.auto.choose_hyperparameters`):
+    each candidate's evidence (its best exact -ln p(X, z | theta0, N0), lower is better) against the
+    prior spread (stages 1 and 3, one line per structure) and against N0 (stage 2, one line per
+    prior weight); the chosen candidate is ringed."""
+    fig = make_subplots(rows=1, cols=2, subplot_titles=["evidence against the prior spread", "evidence against N0"])
+    spread = table[table["stage"] != 2]
+    for i, (structure, g) in enumerate(spread.groupby("structure", sort=False)):
+        g = g.drop_duplicates("spread", keep="last").sort_values("spread")
+        fig.add_trace(go.Scatter(x=g["spread"], y=g["evidence"], mode="lines+markers", name=str(structure),
+                                 marker={"color": PALETTE[i % len(PALETTE)]}, customdata=g[["K_best", "N0"]],
+                                 hovertemplate="spread × %{x}<br>evidence %{y:.1f}<br>K %{customdata[0]}"
+                                               "<br>N0 %{customdata[1]}<extra></extra>"), row=1, col=1)
+    n0 = table[table["stage"] == 2]
+    for i, (weight, g) in enumerate(n0.groupby("weight", sort=False)):
+        g = g.sort_values("N0")
+        fig.add_trace(go.Scatter(x=g["N0"], y=g["evidence"], mode="lines+markers", name=f"weight × {weight:g}",
+                                 line={"dash": "dot"}, marker={"color": PALETTE[(i + 3) % len(PALETTE)]},
+                                 customdata=g[["K_best"]],
+                                 hovertemplate="N0 %{x}<br>evidence %{y:.1f}<br>K %{customdata[0]}<extra></extra>"),
+                      row=1, col=2)
+    best = table[table["chosen"]]
+    if len(best):
+        b = best.iloc[-1]
+        for col, x in ((1, b["spread"]), (2, b["N0"])):
+            fig.add_trace(go.Scatter(x=[x], y=[b["evidence"]], mode="markers", showlegend=col == 1, name="chosen",
+                                     marker={"size": 16, "symbol": "circle-open", "line": {"width": 3},
+                                             "color": "black"}), row=1, col=col)
+    fig.update_xaxes(type="log", title_text="spread × the empirical-Bayes default", row=1, col=1)
+    fig.update_xaxes(type="log", title_text="N0", row=1, col=2)
+    fig.update_yaxes(title_text="−ln p(X, z | θ0, N0)", row=1, col=1)
+    fig.update_layout(height=340, margin={"l": 10, "r": 10, "t": 40, "b": 10}, legend={"orientation": "h", "y": -0.25})
+    return fig
+
+
 def cv_figure(summary: pd.DataFrame) -> go.Figure:
     """Held-out log-likelihood per N0, one line per prior scale (:func:`mapdp_core.cross_validate`)."""
     fig = go.Figure()

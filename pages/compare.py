@@ -6,8 +6,9 @@ from ui import common
 
 d = common.data()
 st.title("Compare")
+mixed = common.mapdp_params()
 st.caption(f"{d.name}. MAP-DP and Gibbs use the likelihood chosen per column and the N0 and prior of Explore "
-           f"(N0 = {common.setting('N0', 3.0):g}, spread × {common.setting('spread', 1.0):g}); the others run on "
+           f"(N0 = {mixed['N0']:g}, spread × {common.setting('spread', 1.0):g} the chosen); the others run on "
            "the standardised numbers" + (" with each gap at its column's mean." if d.has_gaps else "."))
 
 c1, c2, c3, c4, c5 = st.columns(5)
@@ -26,8 +27,7 @@ if st.button("Stop", icon=":material/stop:", key="cmp_stop", help="Stops a long 
     st.info("Stopped. Change a setting to compare again.")
     st.stop()
 params = {"algorithms": tuple(algorithms), "restarts": restarts, "K": K, "gibbs_sweeps": sweeps,
-          "N0": float(common.setting("N0", 3.0)), "spread": float(common.setting("spread", 1.0)),
-          "weight": float(common.setting("weight", 1.0)),
+          "N0": mixed["N0"], "spread": mixed["spread"], "weight": mixed["weight"], "structure": mixed["structure"],
           "seed": int(common.setting("seed", 0)), "time_budget": float(budget)}
 
 

@@ -10,8 +10,10 @@ from ui import common, controls
 d = common.data()
 st.title("Explore")
 st.caption(d.description)
+choice = common.auto_choice()  # what MAPDP() would choose: the starting point of every knob below
 
-N0_OPTIONS = controls.log_options(1e-2, 1e3, 3.0)
+# the chosen and the applied N0 are options themselves, so the slider shows exactly the value that runs
+N0_OPTIONS = sorted(set(controls.log_options(1e-2, 1e3, 3.0)) | {float(choice.N0), common.n0_setting()})
 SPREAD_OPTIONS = [0.1, 0.15, 0.2, 0.25, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 8.0, 12.0, 16.0, 32.0]
 WEIGHT_OPTIONS = [0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0]
 ALGORITHMS = list(explorer.ALGORITHMS)  # the registry: every algorithm the library knows
@@ -24,8 +26,9 @@ with left:
     st.subheader("Settings")
     n0 = st.select_slider(
         "N0, the concentration (log scale)", options=N0_OPTIONS, key="w_N0",
-        value=_nearest(N0_OPTIONS, common.setting("N0", 3.0)),
-        help="The prior count of a new cluster: larger N0, more clusters a priori (PLOS eq 7).")
+        value=_nearest(N0_OPTIONS, common.n0_setting()),
+        help="The prior count of a new cluster: larger N0, more clusters a priori (PLOS eq 7). It starts at the "
+             "value chosen from the data (the Tune page shows how).")
     common.remember_setting("N0", n0)
     st.caption(f"Before seeing the data this N0 expects **{expected_clusters(n0, d.n_rows):.1f} clusters** "
                f"among {d.n_rows:,} rows (CRP, PLOS Appendix G).")
@@ -41,16 +44,17 @@ with left:
     spread = 1.0
     if gaussian:
         spread = st.select_slider(
-            "Prior cluster spread, × the default", options=SPREAD_OPTIONS, key="w_spread",
+            "Prior cluster spread, × chosen", options=SPREAD_OPTIONS, key="w_spread",
             value=_nearest(SPREAD_OPTIONS, common.setting("spread", 1.0)),
-            help="Multiplies the within-cluster (co)variance the prior expects for every Gaussian feature: "
-                 "above 1 asks for wider, hence fewer, clusters.")
+            help=f"Multiplies the within-cluster (co)variance the prior expects for every Gaussian feature, from the "
+                 f"value chosen from the data ({choice.spread:g} × the empirical-Bayes default): above 1 asks for "
+                 "wider, hence fewer, clusters.")
         common.remember_setting("spread", spread)
     others = [f for f in d.features if f not in gaussian]
     weight = 1.0
     if others:
         weight = st.select_slider(
-            "Prior weight of the other features, × the default", options=WEIGHT_OPTIONS, key="w_weight",
+            "Prior weight of the other features, × chosen", options=WEIGHT_OPTIONS, key="w_weight",
             value=_nearest(WEIGHT_OPTIONS, common.setting("weight", 1.0)),
             help="For yes/no, score, category and count features the prior is a guess about each cluster's "
                  "proportions or rates that weighs like a few observations; this multiplies that weight. "
@@ -64,7 +68,12 @@ with left:
     n_truth = int(d.truth.max() + 1) if d.truth is not None and (d.truth >= 0).any() else 3
     # each other algorithm's settings come from its own ui hints; MAP-DP's prior block above is
     # shared with Gibbs, and DP-means may take MAP-DP's K instead of its own lambda
-    chosen_params = {"MAP-DP": {"N0": n0, "spread": spread, "weight": weight}}
+    chosen_params = {"MAP-DP": explorer.mapdp_settings(choice, n0, spread, weight)}
+    st.caption(f"Chosen from the data by the exact joint evidence: N0 = {choice.N0:g}, spread × {choice.spread:g}, "
+               f"weight × {choice.weight:g}"
+               + (", the real-valued features as one correlated block" if choice.structure == "joint" else "")
+               + (f" (searched on {choice.rows_searched:,} of {d.n_rows:,} rows)" if choice.rows_searched < d.n_rows
+                  else "") + ". The Tune page shows the search.")
     match_k = False
     for name in algorithms:
         cls = explorer.algorithm(name)
@@ -101,8 +110,10 @@ with left:
         ellipses = st.checkbox("2-sd ellipses", value=True, key="w_ellipses")
     with st.expander("What the prior means, in words"):
         try:
-            prior = scaled_prior(d.X, d.likelihood, spread, weight=weight)
-            st.dataframe(describe_priors(d.X, d.likelihood, prior), hide_index=True, width="stretch")
+            mixed = chosen_params["MAP-DP"]
+            likelihood = explorer.structured(d.likelihood, mixed["structure"])
+            prior = scaled_prior(d.X, likelihood, mixed["spread"], weight=mixed["weight"])
+            st.dataframe(describe_priors(d.X, likelihood, prior), hide_index=True, width="stretch")
         except ValueError as exc:
             common.plain_error(exc, "The prior could not be described")
 

@@ -2,14 +2,34 @@
 import numpy as np
 import streamlit as st
 
-from mapdp_core import cross_validate, figures, map_n0, n0_grid
+from mapdp_core import cross_validate, explorer, figures, map_n0, n0_grid
 from mapdp_core.tuning import scaled_prior
 from ui import common
 
 d = common.data()
 st.title("Tune")
-st.caption(f"{d.name}. Settings in use: N0 = {common.setting('N0', 3.0):g}, prior spread × "
-           f"{common.setting('spread', 1.0):g}.")
+choice = common.auto_choice()
+mixed = common.mapdp_params()  # the settings in use: absolute spread and weight, the Gaussian structure
+likelihood = explorer.structured(d.likelihood, mixed["structure"])
+st.caption(f"{d.name}. Settings in use: N0 = {mixed['N0']:g}, prior spread × {mixed['spread']:g} and weight × "
+           f"{mixed['weight']:g} (of the empirical-Bayes defaults).")
+
+st.subheader("The automatic choice: the evidence of every candidate")
+st.caption("MAPDP() fits each candidate setting and compares them by the exact joint −ln p(X, z | θ0, N0) of the best "
+           "partition found for it (PLOS Appendix G, approach 2, extended to the prior); lower is better. Stage 1 "
+           "tries the spread (and whether the real-valued features form one correlated block), stage 2 the other "
+           "features' prior weight and N0, stage 3 the spread again.")
+st.plotly_chart(figures.search_figure(choice.table), width="stretch", key="tune_search_plot")
+st.write(f"Chosen: **N0 = {choice.N0:g}, spread × {choice.spread:g}, weight × {choice.weight:g}**"
+         + (", the real-valued features as one correlated block" if choice.structure == "joint" else "")
+         + (f" (searched on {choice.rows_searched:,} of {d.n_rows:,} rows)" if choice.rows_searched < d.n_rows else "")
+         + ".")
+with st.expander("Every candidate"):
+    st.dataframe(choice.table.round(3), hide_index=True, width="stretch")
+if st.button("Go back to the automatic choice", key="apply_auto"):
+    for key, value in (("N0", float(choice.N0)), ("spread", 1.0), ("weight", 1.0)):
+        common.apply_setting(key, value)
+    st.success(f"N0 = {choice.N0:g} and the chosen prior are used again on Explore, Compare, Subtypes and Predict.")
 
 c1, c2, c3 = st.columns(3)
 lo, hi = c1.select_slider("N0 range", options=[0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0],
@@ -17,8 +37,7 @@ lo, hi = c1.select_slider("N0 range", options=[0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 1
 points = c2.slider("Grid points", 3, 15, 7, key="w_tune_points")
 n_init = c3.slider("Restarts per N0", 1, 5, 2, key="w_tune_restarts")
 grid = [float(f"{v:.3g}") for v in np.logspace(np.log10(lo), np.log10(hi), points)]
-spread = float(common.setting("spread", 1.0))
-weight = float(common.setting("weight", 1.0))
+spread, weight = mixed["spread"], mixed["weight"]
 
 
 def _progress(kind, fn):
@@ -30,10 +49,11 @@ def _progress(kind, fn):
 
 
 st.subheader("1. The exact joint likelihood over N0")
-prior = scaled_prior(d.X, d.likelihood, spread, weight=weight) if (spread, weight) != (1.0, 1.0) else None
+prior = scaled_prior(d.X, likelihood, spread, weight=weight) if (spread, weight) != (1.0, 1.0) else None
 try:
-    g = common.cached("n0_grid", {"grid": tuple(grid), "n_init": n_init, "spread": spread, "weight": weight},
-                      lambda: _progress("N0 grid", lambda cb: n0_grid(d.X, grid, d.likelihood, prior, n_init=n_init,
+    g = common.cached("n0_grid", {"grid": tuple(grid), "n_init": n_init, "spread": spread, "weight": weight,
+                                  "structure": mixed["structure"]},
+                      lambda: _progress("N0 grid", lambda cb: n0_grid(d.X, grid, likelihood, prior, n_init=n_init,
                                                                       on_step=cb)))
 except ValueError as exc:
     common.plain_error(exc, "The N0 grid could not run")
@@ -62,7 +82,7 @@ st.caption("K-fold cross-validation of the mixture predictive density of new row
            "Slower: it runs MAP-DP once per fold and setting.")
 f1, f2, f3 = st.columns(3)
 cv_n0 = f1.multiselect("N0 values", grid, default=grid[:: max(1, len(grid) // 3)], key="w_cv_n0")
-cv_scale = f2.multiselect("Spread multipliers", [0.25, 0.5, 1.0, 2.0, 4.0, 8.0], default=[0.5, 1.0, 2.0],
+cv_scale = f2.multiselect("Spread multipliers (of the empirical-Bayes default)", [0.25, 0.5, 1.0, 2.0, 4.0, 8.0], default=[0.5, 1.0, 2.0],
                           key="w_cv_scale")
 folds = f3.slider("Folds", 2, 10, 5, key="w_cv_folds")
 if st.button("Run cross-validation", key="run_cv") or common.setting("cv_shown", False):
@@ -71,9 +91,10 @@ if st.button("Run cross-validation", key="run_cv") or common.setting("cv_shown",
         st.stop()
     common.remember_setting("cv_shown", True)
     try:
-        cv = common.cached("cv", {"n0": tuple(cv_n0), "s": tuple(cv_scale), "folds": folds, "weight": weight},
+        cv = common.cached("cv", {"n0": tuple(cv_n0), "s": tuple(cv_scale), "folds": folds, "weight": weight,
+                                  "structure": mixed["structure"]},
                            lambda: _progress("Cross-validation", lambda cb: cross_validate(
-                               d.X, cv_n0, cv_scale, d.likelihood, n_folds=folds, on_step=cb, weight=weight)))
+                               d.X, cv_n0, cv_scale, likelihood, n_folds=folds, on_step=cb, weight=weight)))
     except ValueError as exc:
         common.plain_error(exc, "Cross-validation could not run")
         st.stop()
@@ -82,5 +103,5 @@ if st.button("Run cross-validation", key="run_cv") or common.setting("cv_shown",
     st.write(f"Best held-out likelihood: **N0 = {cv.best_N0:g}, spread × {cv.best_scale:g}**.")
     if st.button("Apply both", key="apply_cv"):
         common.apply_setting("N0", float(cv.best_N0))
-        common.apply_setting("spread", float(cv.best_scale))
+        common.apply_setting("spread", float(cv.best_scale) / choice.spread)  # Explore's knob is × chosen
         st.success("Applied.")

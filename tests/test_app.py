@@ -55,7 +55,13 @@ def test_first_visit_lands_on_explore_with_the_demo_clustered(at):
     assert at.title[0].value == "Explore"
     spec = _chart(at, "animation")
     titles = _titles(spec)
-    assert titles[0].startswith("<b>MAP-DP</b> (N0 = 3)") and "K = 3" in titles[0]
+    # N0 starts at the value MAPDP() chooses from the data (the exact joint evidence), not a fixed 3
+    from mapdp_core import explorer
+
+    chosen = explorer.auto_settings(explorer.scenario_data("5.2")).N0
+    assert titles[0].startswith(f"<b>MAP-DP</b> (N0 = {chosen:g})") and "K = 3" in titles[0]
+    assert at.select_slider(key="w_N0").value == chosen
+    assert any("Chosen from the data" in c.value for c in at.caption)
     assert titles[1].startswith("<b>K-means</b> (K = 3)") and titles[2].startswith("<b>DP-means</b>")
     assert len(spec["frames"]) >= 2
     assert [b["label"] for b in spec["layout"]["updatemenus"][0]["buttons"]] == ["▶ Play", "❚❚ Pause"]
@@ -164,6 +170,10 @@ def test_tune_page_grid_and_apply(at):
     at.slider(key="w_tune_points").set_value(3).run()
     at.slider(key="w_tune_restarts").set_value(1).run()
     _ok(at)
+    # the automatic choice: its evidence curve with the chosen point, and its words
+    search = _chart(at, "tune_search_plot")
+    assert any(t.get("name") == "chosen" for t in search["data"]), [t.get("name") for t in search["data"]]
+    assert any(m.value.startswith("Chosen: **N0 = ") for m in at.markdown), [m.value[:40] for m in at.markdown]
     best = [m.value for m in at.markdown if "Lowest −ln p" in m.value]
     assert best, [m.value for m in at.markdown]
     at.button(key="apply_grid").click().run()
@@ -177,6 +187,11 @@ def test_tune_page_grid_and_apply(at):
     at.button(key="run_cv").click().run()
     _ok(at)
     assert any("Best held-out likelihood" in m.value for m in at.markdown)
+    # the N0 applied from the grid is the value Explore shows and runs, exactly
+    at.switch_page("pages/explore.py").run()
+    _ok(at)
+    assert at.select_slider(key="w_N0").value == n0
+    assert _titles(_chart(at, "animation"))[0].startswith(f"<b>MAP-DP</b> (N0 = {n0:g})")
 
 
 def test_subtypes_on_mixed_data_with_gaps(at):

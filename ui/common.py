@@ -63,7 +63,8 @@ def set_data(d: explorer.AppData) -> None:
     for key in [k for k in settings if ":" in k]:
         settings.pop(key)
         st.session_state.pop(widget_key(*key.split(":", 1)), None)
-    for key in ("view_x", "view_y"):
+    # N0 and the prior knobs start again from the new data's automatic choice
+    for key in ("view_x", "view_y", "N0", "spread", "weight"):
         settings.pop(key, None)
         st.session_state.pop(f"w_{key}", None)
     st.session_state.pop("runs", None)
@@ -139,11 +140,29 @@ def run(kind: str, params: dict, progress_text: str | None = None):
     return cached(kind, params, compute)
 
 
+def auto_choice():
+    """What ``MAPDP()`` would choose for the session's data (N0, prior spread and weight, the
+    Gaussian structure; :func:`mapdp_core.explorer.auto_settings`): the app's defaults."""
+    d = data()
+
+    def compute():
+        with st.spinner("Choosing N0 and the prior from the data (the exact joint evidence of each candidate)..."):
+            return explorer.auto_settings(d)
+
+    return _remember((d.key, "auto"), compute)
+
+
+def n0_setting() -> float:
+    """N0 as chosen on Explore or Tune, else the automatic choice."""
+    return float(setting("N0", auto_choice().N0))
+
+
 def mapdp_params() -> dict:
-    """The MAP-DP settings chosen on Explore (or their defaults)."""
-    return {"N0": float(setting("N0", 3.0)), "spread": float(setting("spread", 1.0)),
-            "weight": float(setting("weight", 1.0)),
-            "restarts": int(setting("restarts", 3)), "seed": int(setting("seed", 0)),
+    """The MAP-DP settings chosen on Explore (or their defaults): N0, and the prior's spread and
+    weight as the automatic choice times the Explore knobs ("× chosen")."""
+    settings = explorer.mapdp_settings(auto_choice(), n0_setting(), float(setting("spread", 1.0)),
+                                       float(setting("weight", 1.0)))
+    return {**settings, "restarts": int(setting("restarts", 3)), "seed": int(setting("seed", 0)),
             "time_budget": float(setting("time_budget", 60.0))}
 
 
