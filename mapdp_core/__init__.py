@@ -14,6 +14,8 @@ from .mixtures import EMGaussianMixture, VariationalDP, em_gaussian_mixture, var
 from .registry import ALGORITHMS, algorithm, register, warm_up  # noqa: E402
 from .profiles import Profiles, bh_adjust, cluster_profiles, feature_tests  # noqa: E402
 from .state import SweepState  # noqa: E402
+from .auto import auto_likelihood, choose_hyperparameters  # noqa: E402
+from .stability import cluster_stability  # noqa: E402
 from .tuning import (CrossValidation, MapN0, N0Grid, cross_validate, expected_clusters, map_n0,  # noqa: E402
                      n0_for_expected_clusters, n0_grid, scaled_prior)
 
@@ -25,5 +27,6 @@ __all__ = [
     "clustering_scores", "match_labels", "match_label_sequence",
     "expected_clusters", "n0_for_expected_clusters", "map_n0", "MapN0", "n0_grid", "N0Grid",
     "scaled_prior", "cross_validate", "CrossValidation",
-    "cluster_profiles", "feature_tests", "bh_adjust", "Profiles",
+    "cluster_profiles", "feature_tests", "bh_adjust", "Profiles", "cluster_stability",
+    "auto_likelihood", "choose_hyperparameters",
 ]

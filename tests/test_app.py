@@ -202,8 +202,9 @@ def test_subtypes_on_mixed_data_with_gaps(at):
     at.switch_page("pages/subtypes.py").run()
     _ok(at)
     d = at.session_state["data"]
-    sizes = _table(at, {"cluster", "n", "fraction"})
+    sizes = _table(at, {"cluster", "n", "fraction", "stability", "verdict"})
     assert sizes["n"].sum() == d.n_rows
+    assert sizes["stability"].between(0, 1).all() and set(sizes["verdict"]) <= {"stable", "uncertain", "fragile"}
     tests = _table(at, {"rank", "feature", "q_value"})
     assert sorted(tests["feature"]) == sorted(d.features) and tests["rank"].tolist() == list(range(1, len(d.features) + 1))
     imputed = _table(at, {"row", "cluster"})
