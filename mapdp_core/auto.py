@@ -35,8 +35,9 @@ the papers' range rather than without bound.
 
 The search is staged (a full grid is up to 144 fits; replayed on the full grids of the 15
 tuning tables, the stages made the same choice on 10, and on the other 5 one whose joint was
-within 0.4 % of the grid's best, with at most 34 fits): (1) structure x spread at N0 = 1, weight 1; (2) weight
-x N0 at that prior; (3) structure x spread again at the chosen weight and N0. Tables with more
+within 0.4 % of the grid's best, with at most 28 fits): (1) structure x spread at N0 = 1, weight 1; (2) weight
+x N0 at that prior; (3) structure x the chosen spread and its two neighbours on the grid, at
+the chosen weight and N0. Tables with more
 than :data:`SEARCH_ROWS` rows are searched on a random subsample of that size (said in the
 table), then fitted in full with the chosen setting.
 """
@@ -54,6 +55,7 @@ import pandas as pd
 from ._model import ModelData
 from .encoding import encode_column
 from .estimator import run_many
+from .metrics import relabel_by_first_appearance
 
 __all__ = ["AutoData", "AutoChoice", "structured_likelihood", "N0_GRID", "SPREAD_GRID", "WEIGHT_GRID", "MAX_JOINT_COLUMNS", "SEARCH_ROWS",
            "auto_likelihood", "choose_hyperparameters"]
@@ -335,7 +337,7 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
         m = min(runs, key=lambda r: r.neg_log_joint_)
         return {"structure": cand[0], "spread": cand[1], "weight": cand[2], "N0": cand[3],
                 "K": int(m.n_clusters_), "neg_log_joint": float(m.neg_log_joint_),
-                "seconds": time.perf_counter() - t0}, [(_canonical(r.labels_), r.neg_log_joint_) for r in runs]
+                "seconds": time.perf_counter() - t0}, [(relabel_by_first_appearance(r.labels_), r.neg_log_joint_) for r in runs]
 
     models: dict[tuple, ModelData] = {}
 
@@ -384,7 +386,10 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
     best, found = stage(1, [(st, s, start_w, start_n0) for st in grid["structure"] for s in grid["spread"]])
     best, found = stage(2, [(best[0], best[1], w, n0) for w in grid["weight"] for n0 in grid["N0"]])
     if len(grid["structure"]) * len(grid["spread"]) > 1:
-        best, found = stage(3, [(st, s, best[2], best[3]) for st in grid["structure"] for s in grid["spread"]])
+        # the spread again, at the chosen weight and N0: its neighbours on the grid and itself
+        at = grid["spread"].index(best[1])
+        near = grid["spread"][max(0, at - 1):at + 2]
+        best, found = stage(3, [(st, s, best[2], best[3]) for st in grid["structure"] for s in near])
     for row in rows_out:  # each candidate's best joint over the partitions pooled by its stage
         key = (row["structure"], row["spread"], row["weight"], row["N0"])
         row["evidence"], row["K_best"] = results[key]["evidence"], results[key]["K_best"]
@@ -426,14 +431,6 @@ def _oversegmented(parsed, seed: int) -> np.ndarray:
     return KMeans(n_clusters=k, n_init=1, random_state=seed).fit(Z).labels_
 
 
-def _canonical(labels: np.ndarray) -> np.ndarray:
-    """Labels renumbered 0..K-1 in order of first appearance (equal partitions, equal arrays)."""
-    _, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
-    rank = np.empty(first.size, dtype=np.int64)
-    rank[np.argsort(first)] = np.arange(first.size)
-    return rank[inverse.reshape(-1)]
-
-
 def _extend(parsed, labels: np.ndarray, n0: float, X: pd.DataFrame, rows: np.ndarray) -> np.ndarray:
     """A partition of every row of ``X`` from one of the subsample ``rows``: each other row joins
     its most probable cluster, or one new cluster when that is likelier (PLOS Appendix E)."""
@@ -446,4 +443,4 @@ def _extend(parsed, labels: np.ndarray, n0: float, X: pd.DataFrame, rows: np.nda
     best = np.argmax(logw, axis=1)
     best[math.log(n0) - nlp_prior > logw.max(axis=1)] = K
     best[rows] = labels
-    return _canonical(best)
+    return relabel_by_first_appearance(best)

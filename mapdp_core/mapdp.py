@@ -95,10 +95,9 @@ def _check_init(init, N: int) -> np.ndarray:
                                     (np.issubdtype(labels.dtype, np.floating) and np.all(labels == np.round(labels)))):
         raise ValueError(f"init must be {N} whole-number labels, one per row, got an array of shape {labels.shape} "
                          f"and dtype {labels.dtype}.")
-    _, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
-    rank = np.empty(first.size, dtype=np.int64)
-    rank[np.argsort(first)] = np.arange(first.size)
-    return rank[inverse.reshape(-1)]
+    from .metrics import relabel_by_first_appearance
+
+    return relabel_by_first_appearance(labels)
 
 
 def map_dp(X, N0: float = 3.0, likelihood="normal_wishart", prior=None, *, order=None,

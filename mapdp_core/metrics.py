@@ -166,3 +166,11 @@ def match_label_sequence(frames: Iterable, reference=None) -> list[np.ndarray]:
         out.append(current)
         previous = current
     return out
+
+
+def relabel_by_first_appearance(labels) -> np.ndarray:
+    """Labels renumbered 0..K-1 in order of first appearance: equal partitions give equal arrays."""
+    _, first, inverse = np.unique(np.asarray(labels), return_index=True, return_inverse=True)
+    rank = np.empty(first.size, dtype=np.int64)
+    rank[np.argsort(first)] = np.arange(first.size)
+    return rank[inverse.reshape(-1)]
