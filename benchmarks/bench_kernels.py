@@ -8,7 +8,8 @@ Run from the repository root::
     python benchmarks/bench_kernels.py --root /tmp/old --root .   # two trees, interleaved
 
 Each measurement is the CPU time of this process (``time.process_time``; the fit is single
-threaded) for ``MAPDP(N0=3, random_state=0).fit(X)`` after a warm-up fit (so numba's
+threaded) for ``MAPDP(N0=3, prior=None, n_init=1, random_state=0).fit(X)`` (the settings
+of every tree compared: fixed N0 and empirical-Bayes prior, one restart) after a warm-up fit (so numba's
 compilation or cache loading is not timed). CPU time, not wall time, because the machines
 this runs on are shared: waiting for a core is not the kernels' cost. Every tree runs in its own fresh process, and the
 processes alternate (old, new, old, new, ...) so that a busy machine slows both alike; the
@@ -75,11 +76,11 @@ def child(repeats: int) -> None:
 
     res = {}
     for name, (X, like) in _datasets().items():
-        MAPDP(N0=3, likelihood=like, random_state=0, max_iter=2).fit(X[:500])  # compile / load cache
+        MAPDP(N0=3, likelihood=like, prior=None, n_init=1, random_state=0, max_iter=2).fit(X[:500])  # compile / load cache
         times = []
         for _ in range(repeats):
             t0 = time.process_time()
-            MAPDP(N0=3, likelihood=like, random_state=0).fit(X)
+            MAPDP(N0=3, likelihood=like, prior=None, n_init=1, random_state=0).fit(X)
             times.append(time.process_time() - t0)
         res[name] = times
     print(json.dumps(res))

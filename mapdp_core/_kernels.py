@@ -2,22 +2,24 @@
 """The numba kernels of MAP-DP (PLOS Algorithm 3 with the semantics of ALGORITHMS.md).
 
 Every kernel takes all families' arrays as one tuple of tuples (``fams``, ordered as
-``families.KERNEL_SLOTS``; an unused family has zero columns), unpacks it ONCE, and calls
-each family's functions directly with explicit arrays. That keeps numba's disk cache (no
-functions passed as arguments, no closures), avoids branching on a family code in the
-inner loop (DESIGN.md, convention 4), and avoids the cost we measured of handing tuples of
-arrays to a function in the inner loop: numba increfs and decrefs every array of the
-tuple at each call, which made an evaluation 7x slower (147 ns against 20 ns). The family
-functions are ``inline="always"`` for the same reason, and the kernels are compiled
-without reference counting (numba's ``_nrt=False``), which they can be because they
-allocate nothing: with it, three families' moves went from 581 ns to 66 ns per row
-(numba's refcount pruning does not remove the increfs of the inlined family arguments).
-No validation happens here.
+``families.KERNEL_SLOTS``; an unused family has zero columns) and reaches the families
+through six dispatchers (``_reset``, ``_move``, ``_nlp``, ``_nlp_loo``, ``_pconst``,
+``_logml``), each calling every family's function of that name with the family's own tuple.
+That keeps numba's disk cache (no functions passed as arguments, no closures) and avoids
+branching on a family code in the inner loop (DESIGN.md, convention 4). The dispatchers and
+the family functions are ``inline="always"``, so a family's tuple is unpacked in the
+kernel's own body, and the kernels are compiled without reference counting (numba's
+``_nrt=False``), which they can be because they allocate nothing: handing tuples of arrays
+to a function that is not inlined, with reference counting, made an evaluation 7x slower
+(147 ns against 20 ns), and numba's refcount pruning did not remove the increfs of the
+inlined arguments (three families' moves: 581 ns against 66 ns per row). Passing the tuple
+into the inlined functions, rather than its arrays one by one, measured the same (time
+ratio 1.00 on a toy kernel, and see ``benchmarks/bench_kernels.py``). No validation here.
 
-The unpacking lines and the per-family calls are generated (``scripts/gen_kernels.py``)
-from ``families.KERNEL_SLOTS`` and each family's ``LAYOUT``: a family's arrays are named
-``<prefix>_<layout name>``, the prefix being its module's initials (``nw`` for
-normal_wishart, ``po`` for poisson).
+The dispatchers' per-family calls are generated (``scripts/gen_kernels.py``) from
+``families.KERNEL_SLOTS``; a family module's prefix is its initials (``nw`` for
+normal_wishart, ``po`` for poisson), and the template's array marker names one array of a
+family's ``LAYOUT`` as ``fams[slot][position]``.
 """
 from __future__ import annotations
 
@@ -38,54 +40,96 @@ from .families import exponential as _ex
 from .families import geometric as _ge
 
 
+@njit(cache=True, inline="always")
+def _reset(k, fams):
+    """Cluster slot k back in the prior state, in every family."""
+    _gk.reset(k, fams[0])
+    _ng.reset(k, fams[1])
+    _nw.reset(k, fams[2])
+    _bb.reset(k, fams[3])
+    _ca.reset(k, fams[4])
+    _po.reset(k, fams[5])
+    _ex.reset(k, fams[6])
+    _ge.reset(k, fams[7])
+
+
+@njit(cache=True, inline="always")
+def _move(i, k, sign, fams):
+    """Row i into (sign 1) or out of (sign -1) cluster k's statistics, in every family."""
+    _gk.move(i, k, sign, fams[0])
+    _ng.move(i, k, sign, fams[1])
+    _nw.move(i, k, sign, fams[2])
+    _bb.move(i, k, sign, fams[3])
+    _ca.move(i, k, sign, fams[4])
+    _po.move(i, k, sign, fams[5])
+    _ex.move(i, k, sign, fams[6])
+    _ge.move(i, k, sign, fams[7])
+
+
+@njit(cache=True, inline="always")
+def _nlp(i, k, fams):
+    """-ln f(x_i | theta_k), up to data-only constants, summed over the families."""
+    return (_gk.nlp(i, k, fams[0])
+            + _ng.nlp(i, k, fams[1])
+            + _nw.nlp(i, k, fams[2])
+            + _bb.nlp(i, k, fams[3])
+            + _ca.nlp(i, k, fams[4])
+            + _po.nlp(i, k, fams[5])
+            + _ex.nlp(i, k, fams[6])
+            + _ge.nlp(i, k, fams[7]))
+
+
+@njit(cache=True, inline="always")
+def _nlp_loo(i, k, fams):
+    """The same with row i left out of cluster k (which stays as it is)."""
+    return (_gk.nlp_loo(i, k, fams[0])
+            + _ng.nlp_loo(i, k, fams[1])
+            + _nw.nlp_loo(i, k, fams[2])
+            + _bb.nlp_loo(i, k, fams[3])
+            + _ca.nlp_loo(i, k, fams[4])
+            + _po.nlp_loo(i, k, fams[5])
+            + _ex.nlp_loo(i, k, fams[6])
+            + _ge.nlp_loo(i, k, fams[7]))
+
+
+@njit(cache=True, inline="always")
+def _pconst(i, fams):
+    """The data-only constants of row i (ln x!, binomial coefficients)."""
+    return (_bb.pconst(i, fams[3])
+            + _po.pconst(i, fams[5]))
+
+
+@njit(cache=True, inline="always")
+def _logml(k, fams):
+    """ln p(X_k | theta0), up to the same constants, summed over the families."""
+    return (_gk.logml(k, fams[0])
+            + _ng.logml(k, fams[1])
+            + _nw.logml(k, fams[2])
+            + _bb.logml(k, fams[3])
+            + _ca.logml(k, fams[4])
+            + _po.logml(k, fams[5])
+            + _ex.logml(k, fams[6])
+            + _ge.logml(k, fams[7]))
+
+
 @njit(cache=True, _nrt=False)
 def reset_slots(lo, hi, cnt, logcnt, fams):
     """Put cluster slots lo..hi-1 in the prior state (no points)."""
-    gk_X, gk_mu0, gk_tau2, gk_s2, gk_raw, gk_tox, gk_toy, gk_work, gk_cnt, gk_mean, gk_m2, gk_pm, gk_pv, gk_pc = fams[0]
-    ng_X, ng_m0, ng_c0, ng_a0, ng_b0, ng_cnt, ng_mean, ng_m2, ng_loc, ng_ivs, ng_hexp, ng_const = fams[1]
-    nw_X, nw_m0, nw_c0, nw_a0, nw_L0, nw_work, nw_fill, nw_cnt, nw_mean, nw_chol, nw_hexp, nw_coef, nw_const, nw_const1 = fams[2]
-    bb_X, bb_a0, bb_b0, bb_ntr, bb_cnt, bb_total, bb_alpha, bb_beta, bb_lnB, bb_nl1, bb_nl0 = fams[3]
-    ca_X, ca_alpha0, ca_off, ca_A0, ca_cnt, ca_counts, ca_la, ca_lA = fams[4]
-    po_X, po_a0, po_b0, po_cnt, po_total, po_alpha, po_lga, po_alp, po_lb1 = fams[5]
-    ex_X, ex_a0, ex_b0, ex_cnt, ex_total, ex_alpha, ex_beta, ex_lc = fams[6]
-    ge_X, ge_a0, ge_b0, ge_cnt, ge_total, ge_lc, ge_beta, ge_apb = fams[7]
     for k in range(lo, hi):
         cnt[k] = 0.0
         logcnt[k] = -np.inf
-        _gk.reset(k, gk_X, gk_mu0, gk_tau2, gk_s2, gk_raw, gk_tox, gk_toy, gk_work, gk_cnt, gk_mean, gk_m2, gk_pm, gk_pv, gk_pc)
-        _ng.reset(k, ng_X, ng_m0, ng_c0, ng_a0, ng_b0, ng_cnt, ng_mean, ng_m2, ng_loc, ng_ivs, ng_hexp, ng_const)
-        _nw.reset(k, nw_X, nw_m0, nw_c0, nw_a0, nw_L0, nw_work, nw_fill, nw_cnt, nw_mean, nw_chol, nw_hexp, nw_coef, nw_const, nw_const1)
-        _bb.reset(k, bb_X, bb_a0, bb_b0, bb_ntr, bb_cnt, bb_total, bb_alpha, bb_beta, bb_lnB, bb_nl1, bb_nl0)
-        _ca.reset(k, ca_X, ca_alpha0, ca_off, ca_A0, ca_cnt, ca_counts, ca_la, ca_lA)
-        _po.reset(k, po_X, po_a0, po_b0, po_cnt, po_total, po_alpha, po_lga, po_alp, po_lb1)
-        _ex.reset(k, ex_X, ex_a0, ex_b0, ex_cnt, ex_total, ex_alpha, ex_beta, ex_lc)
-        _ge.reset(k, ge_X, ge_a0, ge_b0, ge_cnt, ge_total, ge_lc, ge_beta, ge_apb)
+        _reset(k, fams)
 
 
 @njit(cache=True, _nrt=False)
 def add_all(order, labels, cnt, logcnt, fams):
     """Put every row into the statistics of its cluster (from an all-empty state), in the
     visiting order, so that a run depends only on the sequence of rows it visits."""
-    gk_X, gk_mu0, gk_tau2, gk_s2, gk_raw, gk_tox, gk_toy, gk_work, gk_cnt, gk_mean, gk_m2, gk_pm, gk_pv, gk_pc = fams[0]
-    ng_X, ng_m0, ng_c0, ng_a0, ng_b0, ng_cnt, ng_mean, ng_m2, ng_loc, ng_ivs, ng_hexp, ng_const = fams[1]
-    nw_X, nw_m0, nw_c0, nw_a0, nw_L0, nw_work, nw_fill, nw_cnt, nw_mean, nw_chol, nw_hexp, nw_coef, nw_const, nw_const1 = fams[2]
-    bb_X, bb_a0, bb_b0, bb_ntr, bb_cnt, bb_total, bb_alpha, bb_beta, bb_lnB, bb_nl1, bb_nl0 = fams[3]
-    ca_X, ca_alpha0, ca_off, ca_A0, ca_cnt, ca_counts, ca_la, ca_lA = fams[4]
-    po_X, po_a0, po_b0, po_cnt, po_total, po_alpha, po_lga, po_alp, po_lb1 = fams[5]
-    ex_X, ex_a0, ex_b0, ex_cnt, ex_total, ex_alpha, ex_beta, ex_lc = fams[6]
-    ge_X, ge_a0, ge_b0, ge_cnt, ge_total, ge_lc, ge_beta, ge_apb = fams[7]
     for t in range(order.shape[0]):
         i = order[t]
         k = labels[i]
         sign = 1
-        _gk.move(i, k, sign, gk_X, gk_mu0, gk_tau2, gk_s2, gk_raw, gk_tox, gk_toy, gk_work, gk_cnt, gk_mean, gk_m2, gk_pm, gk_pv, gk_pc)
-        _ng.move(i, k, sign, ng_X, ng_m0, ng_c0, ng_a0, ng_b0, ng_cnt, ng_mean, ng_m2, ng_loc, ng_ivs, ng_hexp, ng_const)
-        _nw.move(i, k, sign, nw_X, nw_m0, nw_c0, nw_a0, nw_L0, nw_work, nw_fill, nw_cnt, nw_mean, nw_chol, nw_hexp, nw_coef, nw_const, nw_const1)
-        _bb.move(i, k, sign, bb_X, bb_a0, bb_b0, bb_ntr, bb_cnt, bb_total, bb_alpha, bb_beta, bb_lnB, bb_nl1, bb_nl0)
-        _ca.move(i, k, sign, ca_X, ca_alpha0, ca_off, ca_A0, ca_cnt, ca_counts, ca_la, ca_lA)
-        _po.move(i, k, sign, po_X, po_a0, po_b0, po_cnt, po_total, po_alpha, po_lga, po_alp, po_lb1)
-        _ex.move(i, k, sign, ex_X, ex_a0, ex_b0, ex_cnt, ex_total, ex_alpha, ex_beta, ex_lc)
-        _ge.move(i, k, sign, ge_X, ge_a0, ge_b0, ge_cnt, ge_total, ge_lc, ge_beta, ge_apb)
+        _move(i, k, sign, fams)
         cnt[k] += 1.0
     for k in range(cnt.shape[0]):
         logcnt[k] = math.log(cnt[k]) if cnt[k] > 0.0 else -np.inf
@@ -95,26 +139,10 @@ def add_all(order, labels, cnt, logcnt, fams):
 def point_terms(empty_slot, d_new, pconst, fams):
     """Per row: -ln f(x_i | theta0) (the new-cluster term, fixed for the whole run) and the
     data-only constants that every cluster's -ln f shares (ln x!, binomial coefficients)."""
-    gk_X, gk_mu0, gk_tau2, gk_s2, gk_raw, gk_tox, gk_toy, gk_work, gk_cnt, gk_mean, gk_m2, gk_pm, gk_pv, gk_pc = fams[0]
-    ng_X, ng_m0, ng_c0, ng_a0, ng_b0, ng_cnt, ng_mean, ng_m2, ng_loc, ng_ivs, ng_hexp, ng_const = fams[1]
-    nw_X, nw_m0, nw_c0, nw_a0, nw_L0, nw_work, nw_fill, nw_cnt, nw_mean, nw_chol, nw_hexp, nw_coef, nw_const, nw_const1 = fams[2]
-    bb_X, bb_a0, bb_b0, bb_ntr, bb_cnt, bb_total, bb_alpha, bb_beta, bb_lnB, bb_nl1, bb_nl0 = fams[3]
-    ca_X, ca_alpha0, ca_off, ca_A0, ca_cnt, ca_counts, ca_la, ca_lA = fams[4]
-    po_X, po_a0, po_b0, po_cnt, po_total, po_alpha, po_lga, po_alp, po_lb1 = fams[5]
-    ex_X, ex_a0, ex_b0, ex_cnt, ex_total, ex_alpha, ex_beta, ex_lc = fams[6]
-    ge_X, ge_a0, ge_b0, ge_cnt, ge_total, ge_lc, ge_beta, ge_apb = fams[7]
     k = empty_slot
     for i in range(d_new.shape[0]):
-        d_new[i] = (_gk.nlp(i, k, gk_X, gk_mu0, gk_tau2, gk_s2, gk_raw, gk_tox, gk_toy, gk_work, gk_cnt, gk_mean, gk_m2, gk_pm, gk_pv, gk_pc)
-                    + _ng.nlp(i, k, ng_X, ng_m0, ng_c0, ng_a0, ng_b0, ng_cnt, ng_mean, ng_m2, ng_loc, ng_ivs, ng_hexp, ng_const)
-                    + _nw.nlp(i, k, nw_X, nw_m0, nw_c0, nw_a0, nw_L0, nw_work, nw_fill, nw_cnt, nw_mean, nw_chol, nw_hexp, nw_coef, nw_const, nw_const1)
-                    + _bb.nlp(i, k, bb_X, bb_a0, bb_b0, bb_ntr, bb_cnt, bb_total, bb_alpha, bb_beta, bb_lnB, bb_nl1, bb_nl0)
-                    + _ca.nlp(i, k, ca_X, ca_alpha0, ca_off, ca_A0, ca_cnt, ca_counts, ca_la, ca_lA)
-                    + _po.nlp(i, k, po_X, po_a0, po_b0, po_cnt, po_total, po_alpha, po_lga, po_alp, po_lb1)
-                    + _ex.nlp(i, k, ex_X, ex_a0, ex_b0, ex_cnt, ex_total, ex_alpha, ex_beta, ex_lc)
-                    + _ge.nlp(i, k, ge_X, ge_a0, ge_b0, ge_cnt, ge_total, ge_lc, ge_beta, ge_apb))
-        pconst[i] = (_bb.pconst(i, bb_X, bb_a0, bb_b0, bb_ntr, bb_cnt, bb_total, bb_alpha, bb_beta, bb_lnB, bb_nl1, bb_nl0)
-                     + _po.pconst(i, po_X, po_a0, po_b0, po_cnt, po_total, po_alpha, po_lga, po_alp, po_lb1))
+        d_new[i] = _nlp(i, k, fams)
+        pconst[i] = _pconst(i, fams)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -131,20 +159,14 @@ def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logc
     arrays are full: grow them and call again from ``stop``. ``score_sum`` adds up the
     chosen score (plus data-only constants) of each visited row.
     """
-    gk_X, gk_mu0, gk_tau2, gk_s2, gk_raw, gk_tox, gk_toy, gk_work, gk_cnt, gk_mean, gk_m2, gk_pm, gk_pv, gk_pc = fams[0]
-    ng_X, ng_m0, ng_c0, ng_a0, ng_b0, ng_cnt, ng_mean, ng_m2, ng_loc, ng_ivs, ng_hexp, ng_const = fams[1]
-    nw_X, nw_m0, nw_c0, nw_a0, nw_L0, nw_work, nw_fill, nw_cnt, nw_mean, nw_chol, nw_hexp, nw_coef, nw_const, nw_const1 = fams[2]
-    bb_X, bb_a0, bb_b0, bb_ntr, bb_cnt, bb_total, bb_alpha, bb_beta, bb_lnB, bb_nl1, bb_nl0 = fams[3]
-    ca_X, ca_alpha0, ca_off, ca_A0, ca_cnt, ca_counts, ca_la, ca_lA = fams[4]
-    po_X, po_a0, po_b0, po_cnt, po_total, po_alpha, po_lga, po_alp, po_lb1 = fams[5]
-    ex_X, ex_a0, ex_b0, ex_cnt, ex_total, ex_alpha, ex_beta, ex_lc = fams[6]
-    ge_X, ge_a0, ge_b0, ge_cnt, ge_total, ge_lc, ge_beta, ge_apb = fams[7]
+    nw_X = fams[2][0]  # the Normal-Wishart block's rows and per-cluster constant, for the pruning below
+    nw_const = fams[2][12]
     cap = cnt.shape[0]
     score_sum = 0.0
     n_changed = 0
     sample = uniforms.shape[0] > 0
     # a Normal-Wishart block alone: clusters can be pruned by the Student-t's mode (below)
-    nw_only = not sample and nw_X.shape[1] > 0 and (gk_X.shape[1] + ng_X.shape[1] + nw_X.shape[1] + bb_X.shape[1] + ca_X.shape[1] + po_X.shape[1] + ex_X.shape[1] + ge_X.shape[1]) == nw_X.shape[1]
+    nw_only = not sample and nw_X.shape[1] > 0 and (fams[0][0].shape[1] + fams[1][0].shape[1] + fams[2][0].shape[1] + fams[3][0].shape[1] + fams[4][0].shape[1] + fams[5][0].shape[1] + fams[6][0].shape[1] + fams[7][0].shape[1]) == nw_X.shape[1]
     for t in range(start, order.shape[0]):
         if K >= cap:
             return t, K, score_sum, n_changed
@@ -166,14 +188,7 @@ def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logc
             # statistics change only when the point moves; scored first, so that clusters
             # which cannot beat it can be skipped
             log_nk = 0.0 if (first_sweep and k_old == 0) else math.log(n_without)
-            best = (_gk.nlp_loo(i, k_old, gk_X, gk_mu0, gk_tau2, gk_s2, gk_raw, gk_tox, gk_toy, gk_work, gk_cnt, gk_mean, gk_m2, gk_pm, gk_pv, gk_pc)
-                    + _ng.nlp_loo(i, k_old, ng_X, ng_m0, ng_c0, ng_a0, ng_b0, ng_cnt, ng_mean, ng_m2, ng_loc, ng_ivs, ng_hexp, ng_const)
-                    + _nw.nlp_loo(i, k_old, nw_X, nw_m0, nw_c0, nw_a0, nw_L0, nw_work, nw_fill, nw_cnt, nw_mean, nw_chol, nw_hexp, nw_coef, nw_const, nw_const1)
-                    + _bb.nlp_loo(i, k_old, bb_X, bb_a0, bb_b0, bb_ntr, bb_cnt, bb_total, bb_alpha, bb_beta, bb_lnB, bb_nl1, bb_nl0)
-                    + _ca.nlp_loo(i, k_old, ca_X, ca_alpha0, ca_off, ca_A0, ca_cnt, ca_counts, ca_la, ca_lA)
-                    + _po.nlp_loo(i, k_old, po_X, po_a0, po_b0, po_cnt, po_total, po_alpha, po_lga, po_alp, po_lb1)
-                    + _ex.nlp_loo(i, k_old, ex_X, ex_a0, ex_b0, ex_cnt, ex_total, ex_alpha, ex_beta, ex_lc)
-                    + _ge.nlp_loo(i, k_old, ge_X, ge_a0, ge_b0, ge_cnt, ge_total, ge_lc, ge_beta, ge_apb)) - log_nk
+            best = _nlp_loo(i, k_old, fams) - log_nk
             best_k = k_old
         if sample:
             for k in range(K + 1):
@@ -185,14 +200,7 @@ def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logc
             log_nk = 0.0 if (first_sweep and k == 0) else logcnt[k]
             if prune and nw_const[k] - log_nk > best:
                 continue  # the Student-t's value at its mode already loses (log1p(.) >= 0)
-            s = (_gk.nlp(i, k, gk_X, gk_mu0, gk_tau2, gk_s2, gk_raw, gk_tox, gk_toy, gk_work, gk_cnt, gk_mean, gk_m2, gk_pm, gk_pv, gk_pc)
-                 + _ng.nlp(i, k, ng_X, ng_m0, ng_c0, ng_a0, ng_b0, ng_cnt, ng_mean, ng_m2, ng_loc, ng_ivs, ng_hexp, ng_const)
-                 + _nw.nlp(i, k, nw_X, nw_m0, nw_c0, nw_a0, nw_L0, nw_work, nw_fill, nw_cnt, nw_mean, nw_chol, nw_hexp, nw_coef, nw_const, nw_const1)
-                 + _bb.nlp(i, k, bb_X, bb_a0, bb_b0, bb_ntr, bb_cnt, bb_total, bb_alpha, bb_beta, bb_lnB, bb_nl1, bb_nl0)
-                 + _ca.nlp(i, k, ca_X, ca_alpha0, ca_off, ca_A0, ca_cnt, ca_counts, ca_la, ca_lA)
-                 + _po.nlp(i, k, po_X, po_a0, po_b0, po_cnt, po_total, po_alpha, po_lga, po_alp, po_lb1)
-                 + _ex.nlp(i, k, ex_X, ex_a0, ex_b0, ex_cnt, ex_total, ex_alpha, ex_beta, ex_lc)
-                 + _ge.nlp(i, k, ge_X, ge_a0, ge_b0, ge_cnt, ge_total, ge_lc, ge_beta, ge_apb)) - log_nk
+            s = _nlp(i, k, fams) - log_nk
             if sample:
                 scores[k] = s
             if s < best or (s == best and k < best_k):  # ties go to the lowest index
@@ -222,14 +230,7 @@ def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logc
         n_changed += 1
         k = k_old
         sign = -1
-        _gk.move(i, k, sign, gk_X, gk_mu0, gk_tau2, gk_s2, gk_raw, gk_tox, gk_toy, gk_work, gk_cnt, gk_mean, gk_m2, gk_pm, gk_pv, gk_pc)
-        _ng.move(i, k, sign, ng_X, ng_m0, ng_c0, ng_a0, ng_b0, ng_cnt, ng_mean, ng_m2, ng_loc, ng_ivs, ng_hexp, ng_const)
-        _nw.move(i, k, sign, nw_X, nw_m0, nw_c0, nw_a0, nw_L0, nw_work, nw_fill, nw_cnt, nw_mean, nw_chol, nw_hexp, nw_coef, nw_const, nw_const1)
-        _bb.move(i, k, sign, bb_X, bb_a0, bb_b0, bb_ntr, bb_cnt, bb_total, bb_alpha, bb_beta, bb_lnB, bb_nl1, bb_nl0)
-        _ca.move(i, k, sign, ca_X, ca_alpha0, ca_off, ca_A0, ca_cnt, ca_counts, ca_la, ca_lA)
-        _po.move(i, k, sign, po_X, po_a0, po_b0, po_cnt, po_total, po_alpha, po_lga, po_alp, po_lb1)
-        _ex.move(i, k, sign, ex_X, ex_a0, ex_b0, ex_cnt, ex_total, ex_alpha, ex_beta, ex_lc)
-        _ge.move(i, k, sign, ge_X, ge_a0, ge_b0, ge_cnt, ge_total, ge_lc, ge_beta, ge_apb)
+        _move(i, k, sign, fams)
         cnt[k] -= 1.0
         logcnt[k] = math.log(cnt[k]) if cnt[k] > 0.0 else -np.inf
         if best_k == K:
@@ -237,14 +238,7 @@ def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logc
         labels[i] = best_k
         k = best_k
         sign = 1
-        _gk.move(i, k, sign, gk_X, gk_mu0, gk_tau2, gk_s2, gk_raw, gk_tox, gk_toy, gk_work, gk_cnt, gk_mean, gk_m2, gk_pm, gk_pv, gk_pc)
-        _ng.move(i, k, sign, ng_X, ng_m0, ng_c0, ng_a0, ng_b0, ng_cnt, ng_mean, ng_m2, ng_loc, ng_ivs, ng_hexp, ng_const)
-        _nw.move(i, k, sign, nw_X, nw_m0, nw_c0, nw_a0, nw_L0, nw_work, nw_fill, nw_cnt, nw_mean, nw_chol, nw_hexp, nw_coef, nw_const, nw_const1)
-        _bb.move(i, k, sign, bb_X, bb_a0, bb_b0, bb_ntr, bb_cnt, bb_total, bb_alpha, bb_beta, bb_lnB, bb_nl1, bb_nl0)
-        _ca.move(i, k, sign, ca_X, ca_alpha0, ca_off, ca_A0, ca_cnt, ca_counts, ca_la, ca_lA)
-        _po.move(i, k, sign, po_X, po_a0, po_b0, po_cnt, po_total, po_alpha, po_lga, po_alp, po_lb1)
-        _ex.move(i, k, sign, ex_X, ex_a0, ex_b0, ex_cnt, ex_total, ex_alpha, ex_beta, ex_lc)
-        _ge.move(i, k, sign, ge_X, ge_a0, ge_b0, ge_cnt, ge_total, ge_lc, ge_beta, ge_apb)
+        _move(i, k, sign, fams)
         cnt[k] += 1.0
         logcnt[k] = math.log(cnt[k])
     return order.shape[0], K, score_sum, n_changed
@@ -253,45 +247,15 @@ def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logc
 @njit(cache=True, _nrt=False)
 def log_marginals(K, fams, out):
     """ln p(X_k | theta0) for k < K, without the data-only constants."""
-    gk_X, gk_mu0, gk_tau2, gk_s2, gk_raw, gk_tox, gk_toy, gk_work, gk_cnt, gk_mean, gk_m2, gk_pm, gk_pv, gk_pc = fams[0]
-    ng_X, ng_m0, ng_c0, ng_a0, ng_b0, ng_cnt, ng_mean, ng_m2, ng_loc, ng_ivs, ng_hexp, ng_const = fams[1]
-    nw_X, nw_m0, nw_c0, nw_a0, nw_L0, nw_work, nw_fill, nw_cnt, nw_mean, nw_chol, nw_hexp, nw_coef, nw_const, nw_const1 = fams[2]
-    bb_X, bb_a0, bb_b0, bb_ntr, bb_cnt, bb_total, bb_alpha, bb_beta, bb_lnB, bb_nl1, bb_nl0 = fams[3]
-    ca_X, ca_alpha0, ca_off, ca_A0, ca_cnt, ca_counts, ca_la, ca_lA = fams[4]
-    po_X, po_a0, po_b0, po_cnt, po_total, po_alpha, po_lga, po_alp, po_lb1 = fams[5]
-    ex_X, ex_a0, ex_b0, ex_cnt, ex_total, ex_alpha, ex_beta, ex_lc = fams[6]
-    ge_X, ge_a0, ge_b0, ge_cnt, ge_total, ge_lc, ge_beta, ge_apb = fams[7]
     for k in range(K):
-        out[k] = (_gk.logml(k, gk_X, gk_mu0, gk_tau2, gk_s2, gk_raw, gk_tox, gk_toy, gk_work, gk_cnt, gk_mean, gk_m2, gk_pm, gk_pv, gk_pc)
-                  + _ng.logml(k, ng_X, ng_m0, ng_c0, ng_a0, ng_b0, ng_cnt, ng_mean, ng_m2, ng_loc, ng_ivs, ng_hexp, ng_const)
-                  + _nw.logml(k, nw_X, nw_m0, nw_c0, nw_a0, nw_L0, nw_work, nw_fill, nw_cnt, nw_mean, nw_chol, nw_hexp, nw_coef, nw_const, nw_const1)
-                  + _bb.logml(k, bb_X, bb_a0, bb_b0, bb_ntr, bb_cnt, bb_total, bb_alpha, bb_beta, bb_lnB, bb_nl1, bb_nl0)
-                  + _ca.logml(k, ca_X, ca_alpha0, ca_off, ca_A0, ca_cnt, ca_counts, ca_la, ca_lA)
-                  + _po.logml(k, po_X, po_a0, po_b0, po_cnt, po_total, po_alpha, po_lga, po_alp, po_lb1)
-                  + _ex.logml(k, ex_X, ex_a0, ex_b0, ex_cnt, ex_total, ex_alpha, ex_beta, ex_lc)
-                  + _ge.logml(k, ge_X, ge_a0, ge_b0, ge_cnt, ge_total, ge_lc, ge_beta, ge_apb))
+        out[k] = _logml(k, fams)
 
 
 @njit(cache=True, _nrt=False)
 def cluster_nlp(i, K, fams, out):
     """-ln f(x_i | theta_k) for k < K with the current statistics (no removal)."""
-    gk_X, gk_mu0, gk_tau2, gk_s2, gk_raw, gk_tox, gk_toy, gk_work, gk_cnt, gk_mean, gk_m2, gk_pm, gk_pv, gk_pc = fams[0]
-    ng_X, ng_m0, ng_c0, ng_a0, ng_b0, ng_cnt, ng_mean, ng_m2, ng_loc, ng_ivs, ng_hexp, ng_const = fams[1]
-    nw_X, nw_m0, nw_c0, nw_a0, nw_L0, nw_work, nw_fill, nw_cnt, nw_mean, nw_chol, nw_hexp, nw_coef, nw_const, nw_const1 = fams[2]
-    bb_X, bb_a0, bb_b0, bb_ntr, bb_cnt, bb_total, bb_alpha, bb_beta, bb_lnB, bb_nl1, bb_nl0 = fams[3]
-    ca_X, ca_alpha0, ca_off, ca_A0, ca_cnt, ca_counts, ca_la, ca_lA = fams[4]
-    po_X, po_a0, po_b0, po_cnt, po_total, po_alpha, po_lga, po_alp, po_lb1 = fams[5]
-    ex_X, ex_a0, ex_b0, ex_cnt, ex_total, ex_alpha, ex_beta, ex_lc = fams[6]
-    ge_X, ge_a0, ge_b0, ge_cnt, ge_total, ge_lc, ge_beta, ge_apb = fams[7]
     for k in range(K):
-        out[k] = (_gk.nlp(i, k, gk_X, gk_mu0, gk_tau2, gk_s2, gk_raw, gk_tox, gk_toy, gk_work, gk_cnt, gk_mean, gk_m2, gk_pm, gk_pv, gk_pc)
-                  + _ng.nlp(i, k, ng_X, ng_m0, ng_c0, ng_a0, ng_b0, ng_cnt, ng_mean, ng_m2, ng_loc, ng_ivs, ng_hexp, ng_const)
-                  + _nw.nlp(i, k, nw_X, nw_m0, nw_c0, nw_a0, nw_L0, nw_work, nw_fill, nw_cnt, nw_mean, nw_chol, nw_hexp, nw_coef, nw_const, nw_const1)
-                  + _bb.nlp(i, k, bb_X, bb_a0, bb_b0, bb_ntr, bb_cnt, bb_total, bb_alpha, bb_beta, bb_lnB, bb_nl1, bb_nl0)
-                  + _ca.nlp(i, k, ca_X, ca_alpha0, ca_off, ca_A0, ca_cnt, ca_counts, ca_la, ca_lA)
-                  + _po.nlp(i, k, po_X, po_a0, po_b0, po_cnt, po_total, po_alpha, po_lga, po_alp, po_lb1)
-                  + _ex.nlp(i, k, ex_X, ex_a0, ex_b0, ex_cnt, ex_total, ex_alpha, ex_beta, ex_lc)
-                  + _ge.nlp(i, k, ge_X, ge_a0, ge_b0, ge_cnt, ge_total, ge_lc, ge_beta, ge_apb))
+        out[k] = _nlp(i, k, fams)
 
 
 @njit(cache=True, _nrt=False)
@@ -299,35 +263,12 @@ def score_rows(K, empty_slot, fams, nlp_out, d_new, pconst):
     """For every row of the data in ``fams`` (new rows, fitted statistics): -ln f(x | theta_k)
     for k < K into ``nlp_out`` (rows x K), the prior predictive into ``d_new`` and the
     data-only constants into ``pconst``. ``empty_slot`` must be a slot in the prior state."""
-    gk_X, gk_mu0, gk_tau2, gk_s2, gk_raw, gk_tox, gk_toy, gk_work, gk_cnt, gk_mean, gk_m2, gk_pm, gk_pv, gk_pc = fams[0]
-    ng_X, ng_m0, ng_c0, ng_a0, ng_b0, ng_cnt, ng_mean, ng_m2, ng_loc, ng_ivs, ng_hexp, ng_const = fams[1]
-    nw_X, nw_m0, nw_c0, nw_a0, nw_L0, nw_work, nw_fill, nw_cnt, nw_mean, nw_chol, nw_hexp, nw_coef, nw_const, nw_const1 = fams[2]
-    bb_X, bb_a0, bb_b0, bb_ntr, bb_cnt, bb_total, bb_alpha, bb_beta, bb_lnB, bb_nl1, bb_nl0 = fams[3]
-    ca_X, ca_alpha0, ca_off, ca_A0, ca_cnt, ca_counts, ca_la, ca_lA = fams[4]
-    po_X, po_a0, po_b0, po_cnt, po_total, po_alpha, po_lga, po_alp, po_lb1 = fams[5]
-    ex_X, ex_a0, ex_b0, ex_cnt, ex_total, ex_alpha, ex_beta, ex_lc = fams[6]
-    ge_X, ge_a0, ge_b0, ge_cnt, ge_total, ge_lc, ge_beta, ge_apb = fams[7]
     for i in range(d_new.shape[0]):
         for k in range(K):
-            nlp_out[i, k] = (_gk.nlp(i, k, gk_X, gk_mu0, gk_tau2, gk_s2, gk_raw, gk_tox, gk_toy, gk_work, gk_cnt, gk_mean, gk_m2, gk_pm, gk_pv, gk_pc)
-                             + _ng.nlp(i, k, ng_X, ng_m0, ng_c0, ng_a0, ng_b0, ng_cnt, ng_mean, ng_m2, ng_loc, ng_ivs, ng_hexp, ng_const)
-                             + _nw.nlp(i, k, nw_X, nw_m0, nw_c0, nw_a0, nw_L0, nw_work, nw_fill, nw_cnt, nw_mean, nw_chol, nw_hexp, nw_coef, nw_const, nw_const1)
-                             + _bb.nlp(i, k, bb_X, bb_a0, bb_b0, bb_ntr, bb_cnt, bb_total, bb_alpha, bb_beta, bb_lnB, bb_nl1, bb_nl0)
-                             + _ca.nlp(i, k, ca_X, ca_alpha0, ca_off, ca_A0, ca_cnt, ca_counts, ca_la, ca_lA)
-                             + _po.nlp(i, k, po_X, po_a0, po_b0, po_cnt, po_total, po_alpha, po_lga, po_alp, po_lb1)
-                             + _ex.nlp(i, k, ex_X, ex_a0, ex_b0, ex_cnt, ex_total, ex_alpha, ex_beta, ex_lc)
-                             + _ge.nlp(i, k, ge_X, ge_a0, ge_b0, ge_cnt, ge_total, ge_lc, ge_beta, ge_apb))
+            nlp_out[i, k] = _nlp(i, k, fams)
         k = empty_slot
-        d_new[i] = (_gk.nlp(i, k, gk_X, gk_mu0, gk_tau2, gk_s2, gk_raw, gk_tox, gk_toy, gk_work, gk_cnt, gk_mean, gk_m2, gk_pm, gk_pv, gk_pc)
-                    + _ng.nlp(i, k, ng_X, ng_m0, ng_c0, ng_a0, ng_b0, ng_cnt, ng_mean, ng_m2, ng_loc, ng_ivs, ng_hexp, ng_const)
-                    + _nw.nlp(i, k, nw_X, nw_m0, nw_c0, nw_a0, nw_L0, nw_work, nw_fill, nw_cnt, nw_mean, nw_chol, nw_hexp, nw_coef, nw_const, nw_const1)
-                    + _bb.nlp(i, k, bb_X, bb_a0, bb_b0, bb_ntr, bb_cnt, bb_total, bb_alpha, bb_beta, bb_lnB, bb_nl1, bb_nl0)
-                    + _ca.nlp(i, k, ca_X, ca_alpha0, ca_off, ca_A0, ca_cnt, ca_counts, ca_la, ca_lA)
-                    + _po.nlp(i, k, po_X, po_a0, po_b0, po_cnt, po_total, po_alpha, po_lga, po_alp, po_lb1)
-                    + _ex.nlp(i, k, ex_X, ex_a0, ex_b0, ex_cnt, ex_total, ex_alpha, ex_beta, ex_lc)
-                    + _ge.nlp(i, k, ge_X, ge_a0, ge_b0, ge_cnt, ge_total, ge_lc, ge_beta, ge_apb))
-        pconst[i] = (_bb.pconst(i, bb_X, bb_a0, bb_b0, bb_ntr, bb_cnt, bb_total, bb_alpha, bb_beta, bb_lnB, bb_nl1, bb_nl0)
-                     + _po.pconst(i, po_X, po_a0, po_b0, po_cnt, po_total, po_alpha, po_lga, po_alp, po_lb1))
+        d_new[i] = _nlp(i, k, fams)
+        pconst[i] = _pconst(i, fams)
 
 
 try:  # see _kernel_cache: the family modules are inlined here but hashed there

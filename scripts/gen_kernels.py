@@ -1,17 +1,17 @@
 #!/usr/bin/env python
-"""Write mapdp_core/_kernels.py from mapdp_core/_kernels.py.in: the kernels' plumbing (one
-unpacking line and one call per family) from ``families.KERNEL_SLOTS`` and each family
-module's ``LAYOUT``; the maths stays in the family modules and the loops in the template.
+"""Write mapdp_core/_kernels.py from mapdp_core/_kernels.py.in: the dispatchers' per-family
+calls (one per family, each with its own tuple) from ``families.KERNEL_SLOTS`` and each
+family module's ``LAYOUT``; the maths stays in the family modules and the loops in the template.
 
 Markers in the template (DESIGN.md convention 4 says why the result must be plain code):
 
 * ``@IMPORTS``: ``from .families import <module> as _<prefix>`` for every slot;
-* ``@UNPACK`` (on its own line): ``<prefix>_<name>, ... = fams[<slot>]`` for every slot;
-* ``@EACH f(args)`` (on its own line): the statement ``_<prefix>.f(args, <arrays>)`` for
+* ``@EACH f(args)`` (on its own line): the statement ``_<prefix>.f(args, fams[<slot>])`` for
   every family that defines ``f``;
 * ``@SUM[f(args)]`` (inside a line): the sum of those calls, one per line, in parentheses;
-  ``@SUM[name.rest]`` the sum of ``<prefix>_name.rest`` over the families;
-* ``@CALL[prefix.f(args)]`` (inside a line): that one family's call.
+  ``@SUM[name.rest]`` the sum of ``<array name>.rest`` over the families;
+* ``@ARRAY[prefix.name]`` (inside a line): that family's array ``name`` of its ``LAYOUT``,
+  as ``fams[<slot>][<position>]``.
 
 A family's prefix is its module's initials (``nw``: normal_wishart) or, for a one-word
 name, its first two letters (``po``: poisson).
@@ -45,11 +45,16 @@ def _slots():
     return slots
 
 
-def _call(p, module, call: str) -> str:
-    """``f(args)`` as the call of family ``p``'s f with its arrays appended."""
+def _array(slots, p: str, name: str) -> str:
+    """``fams[slot][position]``: family ``p``'s array ``name``."""
+    j = [q for q, _ in slots].index(p)
+    return f"fams[{j}][{slots[j][1].LAYOUT.index(name)}]"
+
+
+def _call(j: int, p: str, call: str) -> str:
+    """``f(args)`` as the call of family ``p``'s f with its tuple ``fams[j]`` appended."""
     name, args = re.fullmatch(r"(\w+)\((.*)\)", call).groups()
-    arrays = ", ".join(f"{p}_{field}" for field in module.LAYOUT)
-    return f"_{p}.{name}({args}, {arrays})"
+    return f"_{p}.{name}({args}, fams[{j}])"
 
 
 def render(template: str) -> str:
@@ -59,29 +64,26 @@ def render(template: str) -> str:
     for line in template.splitlines(keepends=True):
         indent = line[: len(line) - len(line.lstrip())]
         body = line.strip()
+        while "@ARRAY[" in line:
+            head, rest = line.split("@ARRAY[", 1)
+            inner, tail = rest.split("]", 1)
+            line = head + _array(slots, *inner.split(".", 1)) + tail
         if body == "@IMPORTS":
             out += [f"from .families import {m.__name__.rsplit('.', 1)[-1]} as _{p}\n" for p, m in slots]
-        elif body == "@UNPACK":
-            out += [f"{indent}{', '.join(f'{p}_{f}' for f in m.LAYOUT)} = fams[{j}]\n"
-                    for j, (p, m) in enumerate(slots)]
         elif body.startswith("@EACH "):
             call = body[len("@EACH "):]
             name = call.split("(", 1)[0]
-            out += [f"{indent}{_call(p, m, call)}\n" for p, m in slots if hasattr(m, name)]
-        elif "@CALL[" in line:
-            head, rest = line.split("@CALL[", 1)
-            inner, tail = _bracketed(rest)
-            p, call = inner.split(".", 1)
-            out.append(f"{head}{_call(p, dict(slots)[p], call)}{tail}")
+            out += [f"{indent}{_call(j, p, call)}\n" for j, (p, m) in enumerate(slots) if hasattr(m, name)]
         elif "@SUM[" in line:
             head, rest = line.split("@SUM[", 1)
             inner, tail = rest.split("]", 1) if "(" in rest.split("]", 1)[0] else _bracketed(rest)
             if re.fullmatch(r"\w+\(.*\)", inner):
                 name = inner.split("(", 1)[0]
-                terms = [_call(p, m, inner) for p, m in slots if hasattr(m, name)]
+                terms = [_call(j, p, inner) for j, (p, m) in enumerate(slots) if hasattr(m, name)]
                 sep = "\n" + " " * (len(head) + 1) + "+ "
             else:
-                terms = [f"{p}_{inner}" for p, _ in slots]
+                field, rest_attr = inner.split(".", 1)
+                terms = [f"{_array(slots, p, field)}.{rest_attr}" for p, _ in slots]
                 sep = " + "
             out.append(f"{head}({sep.join(terms)}){tail}")
         else:

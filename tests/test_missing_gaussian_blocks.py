@@ -50,14 +50,14 @@ def assert_move_round_trips(module, fam, rows):
     them again under the same statistics, so the same statistics come back."""
     stats = slice(module.N_FIXED, None)
     for i in rows:
-        module.move(i, 0, -1, *fam)
+        module.move(i, 0, -1, fam)
         without = [a.copy() for a in fam[stats]]
-        module.move(i, 0, 1, *fam)
+        module.move(i, 0, 1, fam)
         with_row = [a.copy() for a in fam[stats]]
-        module.move(i, 0, -1, *fam)
+        module.move(i, 0, -1, fam)
         for a, b in zip(fam[stats], without):
             np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
-        module.move(i, 0, 1, *fam)
+        module.move(i, 0, 1, fam)
         for a, b in zip(fam[stats], with_row):
             np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
 
@@ -75,12 +75,12 @@ def test_a_gappy_row_enters_with_its_conditional_mean_and_leaves_exactly(rng):
     assert np.isfinite(fill).all()
     assert_move_round_trips(nw, fam, (7, 11, 3))
     # row 7 was filled with the conditional mean under the cluster without it
-    nw.move(7, 0, -1, *fam)
+    nw.move(7, 0, -1, fam)
     k_mean, chol, cnt = fam[8][0].copy(), fam[9][0].copy(), fam[7][0]
     T = chol @ chol.T
     o, mis = [0, 2], [1]
     expected = k_mean[mis] + T[np.ix_(mis, o)] @ np.linalg.solve(T[np.ix_(o, o)], X[7, o] - k_mean[o])
-    nw.move(7, 0, 1, *fam)
+    nw.move(7, 0, 1, fam)
     np.testing.assert_allclose(fill[7, mis], expected, rtol=1e-10)
     assert cnt == 29.0
 
@@ -93,13 +93,13 @@ def test_leave_one_out_of_a_gappy_row_is_the_others_marginal(rng):
     model, fam = _model(X, np.zeros(12, dtype=np.int64), prior)
     others = np.delete(X, 4, axis=0)
     expected = marginal_t(X[4], *nw_posterior(others, **prior))
-    assert nw.nlp_loo(4, 0, *fam) == pytest.approx(expected, rel=1e-10)
+    assert nw.nlp_loo(4, 0, fam) == pytest.approx(expected, rel=1e-10)
     # a complete row's leave-one-out: the others' statistics include row 4's filled values
     completed = fam[6]
     expected = -stats.multivariate_t(*(lambda m_, c, a, B: (m_, np.linalg.inv(c * (a - D + 1) / (c + 1) * B),
                                                              a - D + 1))(*nw_posterior(np.delete(completed, 0, axis=0), **prior))
                                      ).logpdf(X[0])
-    assert nw.nlp_loo(0, 0, *fam) == pytest.approx(expected, rel=1e-9)
+    assert nw.nlp_loo(0, 0, fam) == pytest.approx(expected, rel=1e-9)
 
 
 @pytest.fixture(scope="module")
@@ -222,8 +222,8 @@ def test_known_cov_gappy_row_enters_with_its_conditional_mean_and_leaves_exactly
     assert_move_round_trips(ga, fam, (7, 11, 3))
     # the statistics are those of the completed rows; a gappy row that (re-)joins is
     # completed with E[x_mis | x_o] under the predictive of the others
-    ga.move(7, 0, -1, *fam)
-    ga.move(7, 0, 1, *fam)
+    ga.move(7, 0, -1, fam)
+    ga.move(7, 0, 1, fam)
     t = model.transforms[0]
     completed = fam[0] @ t.to_x.T
     observed = ~np.isnan(X)
@@ -233,10 +233,10 @@ def test_known_cov_gappy_row_enters_with_its_conditional_mean_and_leaves_exactly
     expected = mean[mis] + cov[np.ix_(mis, o)] @ np.linalg.solve(cov[np.ix_(o, o)], X[7, o] - mean[o])
     np.testing.assert_allclose(completed[7, mis], expected, rtol=1e-9)
     # leave-one-out of a gappy row: the marginal under the others
-    assert ga.nlp_loo(7, 0, *fam) + model.pconst[7] == pytest.approx(marginal_normal(X[7], mean, cov), rel=1e-10)
+    assert ga.nlp_loo(7, 0, fam) + model.pconst[7] == pytest.approx(marginal_normal(X[7], mean, cov), rel=1e-10)
     # a complete row's leave-one-out and score are unchanged by the gaps elsewhere
     mean, cov = known_cov_predictive(np.delete(completed, 3, axis=0), **prior)
-    assert ga.nlp_loo(3, 0, *fam) + model.pconst[3] == pytest.approx(marginal_normal(X[3], mean, cov), rel=1e-10)
+    assert ga.nlp_loo(3, 0, fam) + model.pconst[3] == pytest.approx(marginal_normal(X[3], mean, cov), rel=1e-10)
 
 
 @pytest.fixture(scope="module")
@@ -312,4 +312,4 @@ def test_gaps_in_a_spherical_block_stay_exact_beside_a_gappy_known_cov_block(rng
     completed = fam[0][others][:, 2:] @ t.to_x.T
     m2, v2 = known_cov_predictive(completed, **kc)
     expected = marginal_normal(X[5, 1:2], m1, v1) + marginal_normal(X[5, 2:], m2, v2)
-    assert ga.nlp_loo(5, 0, *fam) + model.pconst[5] == pytest.approx(expected, rel=1e-10)
+    assert ga.nlp_loo(5, 0, fam) + model.pconst[5] == pytest.approx(expected, rel=1e-10)

@@ -41,7 +41,8 @@ def _refresh_column(k, d, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
 
 
 @njit(cache=True, inline="always")
-def reset(k, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
+def reset(k, fam):
+    X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0 = fam
     for d in range(X.shape[1]):
         cnt[k, d] = 0.0
         total[k, d] = 0.0
@@ -49,7 +50,8 @@ def reset(k, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
 
 
 @njit(cache=True, inline="always")
-def move(i, k, sign, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
+def move(i, k, sign, fam):
+    X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0 = fam
     for d in range(X.shape[1]):
         x = X[i, d]
         if not math.isnan(x):
@@ -58,7 +60,8 @@ def move(i, k, sign, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
 
 
 @njit(cache=True, inline="always")
-def nlp(i, k, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
+def nlp(i, k, fam):
+    X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0 = fam
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
@@ -73,8 +76,9 @@ def nlp(i, k, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
 
 
 @njit(cache=True, inline="always")
-def nlp_loo(i, k, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
+def nlp_loo(i, k, fam):
     """nlp of row i under cluster k with row i left out (same arithmetic as move(-1), nlp)."""
+    X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0 = fam
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
@@ -90,7 +94,8 @@ def nlp_loo(i, k, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
     return out
 
 @njit(cache=True, inline="always")
-def pconst(i, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
+def pconst(i, fam):
+    X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0 = fam
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
@@ -100,7 +105,8 @@ def pconst(i, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
 
 
 @njit(cache=True, inline="always")
-def logml(k, X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
+def logml(k, fam):
+    X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0 = fam
     out = 0.0
     for d in range(X.shape[1]):
         if cnt[k, d] > 0.0:

@@ -25,7 +25,8 @@ N_FIXED = 4
 
 
 @njit(cache=True, inline="always")
-def reset(k, X, alpha0, off, A0, cnt, counts, la, lA):
+def reset(k, fam):
+    X, alpha0, off, A0, cnt, counts, la, lA = fam
     for d in range(X.shape[1]):
         cnt[k, d] = 0.0
         lA[k, d] = math.log(A0[d])
@@ -35,7 +36,8 @@ def reset(k, X, alpha0, off, A0, cnt, counts, la, lA):
 
 
 @njit(cache=True, inline="always")
-def move(i, k, sign, X, alpha0, off, A0, cnt, counts, la, lA):
+def move(i, k, sign, fam):
+    X, alpha0, off, A0, cnt, counts, la, lA = fam
     for d in range(X.shape[1]):
         x = X[i, d]
         if math.isnan(x):
@@ -54,7 +56,8 @@ def move(i, k, sign, X, alpha0, off, A0, cnt, counts, la, lA):
 
 
 @njit(cache=True, inline="always")
-def nlp(i, k, X, alpha0, off, A0, cnt, counts, la, lA):
+def nlp(i, k, fam):
+    X, alpha0, off, A0, cnt, counts, la, lA = fam
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
@@ -65,8 +68,9 @@ def nlp(i, k, X, alpha0, off, A0, cnt, counts, la, lA):
 
 
 @njit(cache=True, inline="always")
-def nlp_loo(i, k, X, alpha0, off, A0, cnt, counts, la, lA):
+def nlp_loo(i, k, fam):
     """nlp of row i under cluster k with row i left out (same arithmetic as move(-1), nlp)."""
+    X, alpha0, off, A0, cnt, counts, la, lA = fam
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
@@ -81,7 +85,8 @@ def nlp_loo(i, k, X, alpha0, off, A0, cnt, counts, la, lA):
     return out
 
 @njit(cache=True, inline="always")
-def logml(k, X, alpha0, off, A0, cnt, counts, la, lA):
+def logml(k, fam):
+    X, alpha0, off, A0, cnt, counts, la, lA = fam
     out = 0.0
     for d in range(X.shape[1]):
         if cnt[k, d] > 0.0:

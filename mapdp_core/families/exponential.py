@@ -34,7 +34,8 @@ def _refresh_column(k, d, a0, b0, cnt, total, alpha, beta, lc):
 
 
 @njit(cache=True, inline="always")
-def reset(k, X, a0, b0, cnt, total, alpha, beta, lc):
+def reset(k, fam):
+    X, a0, b0, cnt, total, alpha, beta, lc = fam
     for d in range(X.shape[1]):
         cnt[k, d] = 0.0
         total[k, d] = 0.0
@@ -42,7 +43,8 @@ def reset(k, X, a0, b0, cnt, total, alpha, beta, lc):
 
 
 @njit(cache=True, inline="always")
-def move(i, k, sign, X, a0, b0, cnt, total, alpha, beta, lc):
+def move(i, k, sign, fam):
+    X, a0, b0, cnt, total, alpha, beta, lc = fam
     for d in range(X.shape[1]):
         x = X[i, d]
         if not math.isnan(x):
@@ -51,7 +53,8 @@ def move(i, k, sign, X, a0, b0, cnt, total, alpha, beta, lc):
 
 
 @njit(cache=True, inline="always")
-def nlp(i, k, X, a0, b0, cnt, total, alpha, beta, lc):
+def nlp(i, k, fam):
+    X, a0, b0, cnt, total, alpha, beta, lc = fam
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
@@ -62,8 +65,9 @@ def nlp(i, k, X, a0, b0, cnt, total, alpha, beta, lc):
 
 
 @njit(cache=True, inline="always")
-def nlp_loo(i, k, X, a0, b0, cnt, total, alpha, beta, lc):
+def nlp_loo(i, k, fam):
     """nlp of row i under cluster k with row i left out (same arithmetic as move(-1), nlp)."""
+    X, a0, b0, cnt, total, alpha, beta, lc = fam
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
@@ -76,7 +80,8 @@ def nlp_loo(i, k, X, a0, b0, cnt, total, alpha, beta, lc):
     return out
 
 @njit(cache=True, inline="always")
-def logml(k, X, a0, b0, cnt, total, alpha, beta, lc):
+def logml(k, fam):
+    X, a0, b0, cnt, total, alpha, beta, lc = fam
     out = 0.0
     for d in range(X.shape[1]):
         n = cnt[k, d]

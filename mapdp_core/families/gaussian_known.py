@@ -71,7 +71,8 @@ def _refresh_column(k, d, mu0, tau2, s2, cnt, mean, pm, pv, pc):
 
 
 @njit(cache=True, inline="always")
-def reset(k, X, mu0, tau2, s2, raw, tox, toy, work, cnt, mean, m2, pm, pv, pc):
+def reset(k, fam):
+    X, mu0, tau2, s2, raw, tox, toy, work, cnt, mean, m2, pm, pv, pc = fam
     for d in range(X.shape[1]):
         cnt[k, d] = 0.0
         mean[k, d] = 0.0
@@ -185,7 +186,8 @@ def _alone(a, toy):
 
 
 @njit(cache=True, inline="always")
-def move(i, k, sign, X, mu0, tau2, s2, raw, tox, toy, work, cnt, mean, m2, pm, pv, pc):
+def move(i, k, sign, fam):
+    X, mu0, tau2, s2, raw, tox, toy, work, cnt, mean, m2, pm, pv, pc = fam
     if sign > 0 and _has_gap(i, raw):
         _complete_row(i, X, raw, tox, toy, pm[k], pv[k], work)
     for d in range(X.shape[1]):
@@ -196,9 +198,10 @@ def move(i, k, sign, X, mu0, tau2, s2, raw, tox, toy, work, cnt, mean, m2, pm, p
 
 
 @njit(cache=True, inline="always")
-def nlp(i, k, X, mu0, tau2, s2, raw, tox, toy, work, cnt, mean, m2, pm, pv, pc):
+def nlp(i, k, fam):
     """-ln f(x_i | theta_k^{-i}) summed over observed coordinates (eq 15); for a row with
     gaps in a known-covariance block, the marginal of its observed entries (eq 17)."""
+    X, mu0, tau2, s2, raw, tox, toy, work, cnt, mean, m2, pm, pv, pc = fam
     if _has_gap(i, raw):
         return _marginal_nlp(i, raw, tox, pm[k], pv[k], work)
     out = 0.0
@@ -211,9 +214,10 @@ def nlp(i, k, X, mu0, tau2, s2, raw, tox, toy, work, cnt, mean, m2, pm, pv, pc):
 
 
 @njit(cache=True, inline="always")
-def nlp_loo(i, k, X, mu0, tau2, s2, raw, tox, toy, work, cnt, mean, m2, pm, pv, pc):
+def nlp_loo(i, k, fam):
     """nlp of row i under cluster k with row i itself left out, without touching k's
     statistics (the same arithmetic as move(-1) then nlp)."""
+    X, mu0, tau2, s2, raw, tox, toy, work, cnt, mean, m2, pm, pv, pc = fam
     if _has_gap(i, raw):
         return _marginal_nlp_loo(i, k, X, mu0, tau2, s2, raw, tox, work, cnt, mean, pm, pv)
     out = 0.0
@@ -255,8 +259,9 @@ def _marginal_nlp_loo(i, k, X, mu0, tau2, s2, raw, tox, work, cnt, mean, pm, pv)
 
 
 @njit(cache=True, inline="always")
-def logml(k, X, mu0, tau2, s2, raw, tox, toy, work, cnt, mean, m2, pm, pv, pc):
+def logml(k, fam):
     """ln p(X_k | theta0): per coordinate, x ~ N(mu0 1, s2 I + tau2 1 1^T)."""
+    X, mu0, tau2, s2, raw, tox, toy, work, cnt, mean, m2, pm, pv, pc = fam
     out = 0.0
     for d in range(X.shape[1]):
         n = cnt[k, d]

@@ -35,7 +35,8 @@ def _refresh_column(k, d, a0, b0, cnt, total, lc, beta, apb):
 
 
 @njit(cache=True, inline="always")
-def reset(k, X, a0, b0, cnt, total, lc, beta, apb):
+def reset(k, fam):
+    X, a0, b0, cnt, total, lc, beta, apb = fam
     for d in range(X.shape[1]):
         cnt[k, d] = 0.0
         total[k, d] = 0.0
@@ -43,7 +44,8 @@ def reset(k, X, a0, b0, cnt, total, lc, beta, apb):
 
 
 @njit(cache=True, inline="always")
-def move(i, k, sign, X, a0, b0, cnt, total, lc, beta, apb):
+def move(i, k, sign, fam):
+    X, a0, b0, cnt, total, lc, beta, apb = fam
     for d in range(X.shape[1]):
         x = X[i, d]
         if not math.isnan(x):
@@ -52,7 +54,8 @@ def move(i, k, sign, X, a0, b0, cnt, total, lc, beta, apb):
 
 
 @njit(cache=True, inline="always")
-def nlp(i, k, X, a0, b0, cnt, total, lc, beta, apb):
+def nlp(i, k, fam):
+    X, a0, b0, cnt, total, lc, beta, apb = fam
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
@@ -63,8 +66,9 @@ def nlp(i, k, X, a0, b0, cnt, total, lc, beta, apb):
 
 
 @njit(cache=True, inline="always")
-def nlp_loo(i, k, X, a0, b0, cnt, total, lc, beta, apb):
+def nlp_loo(i, k, fam):
     """nlp of row i under cluster k with row i left out (same arithmetic as move(-1), nlp)."""
+    X, a0, b0, cnt, total, lc, beta, apb = fam
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
@@ -77,7 +81,8 @@ def nlp_loo(i, k, X, a0, b0, cnt, total, lc, beta, apb):
     return out
 
 @njit(cache=True, inline="always")
-def logml(k, X, a0, b0, cnt, total, lc, beta, apb):
+def logml(k, fam):
+    X, a0, b0, cnt, total, lc, beta, apb = fam
     out = 0.0
     for d in range(X.shape[1]):
         n = cnt[k, d]

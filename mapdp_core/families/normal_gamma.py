@@ -51,7 +51,8 @@ def _refresh_column(k, d, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const):
 
 
 @njit(cache=True, inline="always")
-def reset(k, X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const):
+def reset(k, fam):
+    X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const = fam
     for d in range(X.shape[1]):
         cnt[k, d] = 0.0
         mean[k, d] = 0.0
@@ -60,7 +61,8 @@ def reset(k, X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const):
 
 
 @njit(cache=True, inline="always")
-def move(i, k, sign, X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const):
+def move(i, k, sign, fam):
+    X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const = fam
     for d in range(X.shape[1]):
         x = X[i, d]
         if not math.isnan(x):
@@ -69,7 +71,8 @@ def move(i, k, sign, X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const):
 
 
 @njit(cache=True, inline="always")
-def nlp(i, k, X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const):
+def nlp(i, k, fam):
+    X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const = fam
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
@@ -81,8 +84,9 @@ def nlp(i, k, X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const):
 
 
 @njit(cache=True, inline="always")
-def nlp_loo(i, k, X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const):
+def nlp_loo(i, k, fam):
     """nlp of row i under cluster k with row i left out (same arithmetic as move(-1), nlp)."""
+    X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const = fam
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
@@ -113,7 +117,8 @@ def nlp_loo(i, k, X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const):
     return out
 
 @njit(cache=True, inline="always")
-def logml(k, X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const):
+def logml(k, fam):
+    X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const = fam
     out = 0.0
     for d in range(X.shape[1]):
         n = cnt[k, d]

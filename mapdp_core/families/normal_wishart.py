@@ -122,7 +122,8 @@ def _refresh(k, X, m0, c0, a0, L0, work, fill, cnt, mean, chol, hexp, coef, cons
 
 
 @njit(cache=True, inline="always")
-def reset(k, X, m0, c0, a0, L0, work, fill, cnt, mean, chol, hexp, coef, const, const1):
+def reset(k, fam):
+    X, m0, c0, a0, L0, work, fill, cnt, mean, chol, hexp, coef, const, const1 = fam
     D = X.shape[1]
     if D == 0:
         return
@@ -235,7 +236,8 @@ def _has_gap(X, i):
 
 
 @njit(cache=True, inline="always")
-def move(i, k, sign, X, m0, c0, a0, L0, work, fill, cnt, mean, chol, hexp, coef, const, const1):
+def move(i, k, sign, fam):
+    X, m0, c0, a0, L0, work, fill, cnt, mean, chol, hexp, coef, const, const1 = fam
     D = X.shape[1]
     if D == 0:
         return
@@ -252,7 +254,7 @@ def move(i, k, sign, X, m0, c0, a0, L0, work, fill, cnt, mean, chol, hexp, coef,
         _chol_rank1(chol[k], v, 1.0)
         cnt[k] += 1.0
     elif cnt[k] <= 1.0:
-        reset(k, X, m0, c0, a0, L0, work, fill, cnt, mean, chol, hexp, coef, const, const1)
+        reset(k, fam)
         return
     else:
         _removed(i, k, fill, c0, cnt, mean, chol, work[0], mean[k], chol[k])
@@ -261,7 +263,8 @@ def move(i, k, sign, X, m0, c0, a0, L0, work, fill, cnt, mean, chol, hexp, coef,
 
 
 @njit(cache=True, inline="always")
-def nlp(i, k, X, m0, c0, a0, L0, work, fill, cnt, mean, chol, hexp, coef, const, const1):
+def nlp(i, k, fam):
+    X, m0, c0, a0, L0, work, fill, cnt, mean, chol, hexp, coef, const, const1 = fam
     if X.shape[1] == 0:
         return 0.0
     out = _student_nlp(X, i, mean[k], chol[k], hexp[k], coef[k], const[k], work[1])
@@ -271,8 +274,9 @@ def nlp(i, k, X, m0, c0, a0, L0, work, fill, cnt, mean, chol, hexp, coef, const,
 
 
 @njit(cache=True, inline="always")
-def nlp_loo(i, k, X, m0, c0, a0, L0, work, fill, cnt, mean, chol, hexp, coef, const, const1):
+def nlp_loo(i, k, fam):
     """nlp of row i under cluster k with row i left out, in scratch space (O(D^2))."""
+    X, m0, c0, a0, L0, work, fill, cnt, mean, chol, hexp, coef, const, const1 = fam
     D = X.shape[1]
     if D == 0:
         return 0.0
@@ -319,7 +323,8 @@ def _log_multigamma_half(a, D):
 
 
 @njit(cache=True, inline="always")
-def logml(k, X, m0, c0, a0, L0, work, fill, cnt, mean, chol, hexp, coef, const, const1):
+def logml(k, fam):
+    X, m0, c0, a0, L0, work, fill, cnt, mean, chol, hexp, coef, const, const1 = fam
     D = X.shape[1]
     n = cnt[k]
     if D == 0 or n <= 0.0:

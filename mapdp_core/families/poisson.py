@@ -36,7 +36,8 @@ def _refresh_column(k, d, a0, b0, cnt, total, alpha, lga, alp, lb1):
 
 
 @njit(cache=True, inline="always")
-def reset(k, X, a0, b0, cnt, total, alpha, lga, alp, lb1):
+def reset(k, fam):
+    X, a0, b0, cnt, total, alpha, lga, alp, lb1 = fam
     for d in range(X.shape[1]):
         cnt[k, d] = 0.0
         total[k, d] = 0.0
@@ -44,7 +45,8 @@ def reset(k, X, a0, b0, cnt, total, alpha, lga, alp, lb1):
 
 
 @njit(cache=True, inline="always")
-def move(i, k, sign, X, a0, b0, cnt, total, alpha, lga, alp, lb1):
+def move(i, k, sign, fam):
+    X, a0, b0, cnt, total, alpha, lga, alp, lb1 = fam
     for d in range(X.shape[1]):
         x = X[i, d]
         if not math.isnan(x):
@@ -53,7 +55,8 @@ def move(i, k, sign, X, a0, b0, cnt, total, alpha, lga, alp, lb1):
 
 
 @njit(cache=True, inline="always")
-def nlp(i, k, X, a0, b0, cnt, total, alpha, lga, alp, lb1):
+def nlp(i, k, fam):
+    X, a0, b0, cnt, total, alpha, lga, alp, lb1 = fam
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
@@ -64,8 +67,9 @@ def nlp(i, k, X, a0, b0, cnt, total, alpha, lga, alp, lb1):
 
 
 @njit(cache=True, inline="always")
-def nlp_loo(i, k, X, a0, b0, cnt, total, alpha, lga, alp, lb1):
+def nlp_loo(i, k, fam):
     """nlp of row i under cluster k with row i left out (same arithmetic as move(-1), nlp)."""
+    X, a0, b0, cnt, total, alpha, lga, alp, lb1 = fam
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
@@ -78,7 +82,8 @@ def nlp_loo(i, k, X, a0, b0, cnt, total, alpha, lga, alp, lb1):
     return out
 
 @njit(cache=True, inline="always")
-def pconst(i, X, a0, b0, cnt, total, alpha, lga, alp, lb1):
+def pconst(i, fam):
+    X, a0, b0, cnt, total, alpha, lga, alp, lb1 = fam
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
@@ -88,7 +93,8 @@ def pconst(i, X, a0, b0, cnt, total, alpha, lga, alp, lb1):
 
 
 @njit(cache=True, inline="always")
-def logml(k, X, a0, b0, cnt, total, alpha, lga, alp, lb1):
+def logml(k, fam):
+    X, a0, b0, cnt, total, alpha, lga, alp, lb1 = fam
     out = 0.0
     for d in range(X.shape[1]):
         n = cnt[k, d]
