@@ -8,8 +8,9 @@ Run from the repository root::
     python benchmarks/bench_kernels.py --root /tmp/old --root .   # two trees, interleaved
 
 Each measurement is the CPU time of this process (``time.process_time``; the fit is single
-threaded) for ``MAPDP(N0=3, prior=None, n_init=1, random_state=0).fit(X)`` (the settings
-of every tree compared: fixed N0 and empirical-Bayes prior, one restart) after a warm-up fit (so numba's
+threaded) for ``MAPDP(N0=3, prior=None, n_init=1, shuffle=False).fit(X)``: fixed N0, the
+empirical-Bayes prior and the rows in input order, so that every tree does the same sweeps
+(their number is printed; different counts mean the trees' engines differ) after a warm-up fit (so numba's
 compilation or cache loading is not timed). CPU time, not wall time, because the machines
 this runs on are shared: waiting for a core is not the kernels' cost. Every tree runs in its own fresh process, and the
 processes alternate (old, new, old, new, ...) so that a busy machine slows both alike; the
@@ -80,9 +81,10 @@ def child(repeats: int) -> None:
         times = []
         for _ in range(repeats):
             t0 = time.process_time()
-            MAPDP(N0=3, likelihood=like, prior=None, n_init=1, random_state=0).fit(X)
+            m = MAPDP(N0=3, likelihood=like, prior=None, n_init=1, shuffle=False).fit(X)
             times.append(time.process_time() - t0)
         res[name] = times
+        res[name + "#sweeps"] = [m.n_iter_]
     print(json.dumps(res))
 
 
@@ -105,7 +107,7 @@ def main() -> None:
                                  cwd=r, env=env, capture_output=True, text=True, check=True)
             for name, times in json.loads(out.stdout.strip().splitlines()[-1]).items():
                 samples[r].setdefault(name, []).extend(times)
-    names = list(samples[roots[0]])
+    names = [n for n in samples[roots[0]] if not n.endswith("#sweeps")]
     head = f"{'data set':<28}" + "".join(f"{Path(r).name or r:>14}" for r in roots)
     head += f"{'ratio':>8}" if len(roots) == 2 else ""
     print(f"median CPU seconds of MAPDP(N0=3).fit, {args.rounds} rounds x {args.repeats} repeats per tree")
@@ -115,7 +117,8 @@ def main() -> None:
         line = f"{name:<28}" + "".join(f"{m:>14.3f}" for m in meds)
         if len(roots) == 2:
             line += f"{meds[1] / meds[0]:>8.3f}"
-        print(line)
+        sweeps = [samples[r][name + "#sweeps"][0] for r in roots]
+        print(line + f"   sweeps: {', '.join(str(n) for n in sweeps)}")
 
 
 if __name__ == "__main__":
