@@ -69,7 +69,7 @@ WEIGHT_GRID = (0.25, 1.0, 4.0)
 #: the most real-valued columns offered one Normal-Wishart block (its cost grows as D^2 per point)
 MAX_JOINT_COLUMNS = 20
 #: tables with more rows are searched on a random subsample of this many rows
-SEARCH_ROWS = 1000
+SEARCH_ROWS = 500
 
 
 class AutoLikelihoodWarning(UserWarning):
@@ -255,7 +255,7 @@ def structures(likelihood: dict, allow_joint: bool) -> tuple:
 
 def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: bool = True,
                            search_N0: bool = True, N0: float = 1.0, prior=None, allow_joint: bool = False,
-                           random_state=None, n_jobs=None, search_rows: int = SEARCH_ROWS) -> AutoChoice:
+                           random_state=None, n_jobs=None, search_rows: int | None = None) -> AutoChoice:
     """Choose the prior's spread and weight, the Gaussian structure and N0 by the exact joint
     evidence of each candidate's MAP partition (see the module docstring for the search).
 
@@ -279,8 +279,8 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
         Seeds the subsample and the candidates' restarts (every candidate gets the same seed).
     n_jobs : int, optional
         Threads for each candidate's restarts.
-    search_rows : int
-        Subsample size for larger tables.
+    search_rows : int, optional
+        Subsample size for larger tables (default :data:`SEARCH_ROWS`).
 
     Returns
     -------
@@ -292,6 +292,7 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
     from .spec import parse
 
     X = _as_frame(X)
+    search_rows = SEARCH_ROWS if search_rows is None else int(search_rows)
     rng = np.random.default_rng(random_state)
     seed = int(rng.integers(0, 2**31 - 1))
     N = len(X)
@@ -320,10 +321,17 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
     # each candidate's own restarts then run one after the other
     workers = n_jobs if n_jobs not in (None, 0) else min(os.cpu_count() or 1, 4)
 
+    priors: dict[tuple, object] = {}
+
     def prior_for(data, cand):
+        """The candidate's prior, from every row (computed once per prior setting): the same
+        prior then serves the subsample's fits and the full fit, and the discrete families'
+        support (categories, binomial trials) is the whole table's."""
         if not search_prior:
             return prior
-        return scaled_prior(data, structured_likelihood(likelihood, cand[0]), cand[1], weight=cand[2])
+        if cand[:3] not in priors:
+            priors[cand[:3]] = scaled_prior(X, structured_likelihood(likelihood, cand[0]), cand[1], weight=cand[2])
+        return priors[cand[:3]]
 
     over = _oversegmented(parse(Xs, likelihood), seed)
 
@@ -359,6 +367,8 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
         far (a candidate's own restarts can stop in a poorer local optimum than another
         candidate's partition gives it), ties to the earlier candidate."""
         todo = [c for c in dict.fromkeys(cands) if c not in results]
+        for cand in todo:  # the priors before the threads start, so that each is computed once
+            prior_for(Xs, cand)
         fresh: dict[bytes, None] = {}
         for cand, (res, partitions) in zip(todo, run_many(fit_one, todo, workers)):
             for labels, value in partitions:
@@ -398,7 +408,7 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
     table["chosen"] = [(r.structure, r.spread, r.weight, r.N0) == best for r in table.itertuples()]
     structure, spread, weight, n0 = best
     final_likelihood = structured_likelihood(likelihood, structure)
-    final_prior = scaled_prior(X, final_likelihood, spread, weight=weight) if search_prior else prior
+    final_prior = prior_for(X, best)
     labels = pool[found[1]]
     if len(Xs) < N:  # the subsample's partition, extended to every row by its predictive
         labels = _extend(parsed_of[best[:3]], labels, n0, X, rows)

@@ -58,6 +58,9 @@ def to_matrix(X) -> tuple[np.ndarray, list, dict]:
         dup = sorted({n for n in names if names.count(n) > 1})
         if dup:
             raise ValueError(f"duplicate column names {dup}; rename the columns so each is unique.")
+        if X.shape[1] and all(isinstance(t, np.dtype) and t.kind in "fiu" for t in X.dtypes):
+            # plain numpy numbers (the usual case, and every encoded table): one conversion
+            return np.ascontiguousarray(X.to_numpy(dtype=float)), names, {}
         cols, categories = [], {}
         for name, col in zip(names, X.columns):
             s = X[col]

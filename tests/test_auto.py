@@ -207,3 +207,21 @@ def test_auto_likelihood_reports_families_and_reasons_for_arrays_and_frames():
     auto = auto_likelihood(frame)
     assert auto.likelihood == {"flag": "bernoulli", "n": "binomial"}
     assert auto.X["n"].isna().sum() == 5
+
+
+def test_a_subsampled_search_extends_to_every_row(monkeypatch):
+    """Above SEARCH_ROWS the search runs on a subsample; values absent from it (the largest count
+    of a binomial column, a rare category) must not stop the full fit."""
+    import mapdp_core.auto as auto
+
+    monkeypatch.setattr(auto, "SEARCH_ROWS", 60)
+    rng = np.random.default_rng(9)
+    z = np.repeat([0, 1], 150)
+    score = rng.binomial(6, 0.2 + 0.5 * z)
+    score[0] = 10  # one row with the largest score
+    kind = np.array(["a", "b"])[z].astype(object)
+    kind[1] = "rare"
+    df = pd.DataFrame({"x": rng.normal(4.0 * z, 1.0), "score": score, "kind": kind})
+    m = _fit(df)
+    assert m.hyperparameters_["rows_searched"] == 60 and len(m.labels_) == len(df)
+    assert clustering_scores(z, m.labels_)["nmi"] > 0.8
