@@ -230,3 +230,26 @@ def test_animation_figure_has_a_frame_per_sweep_and_controls(scenario):
     assert list(fig.data[0].marker.color) == (fr.colours[0][0] % len(figures.PALETTE)).tolist()
     assert list(fig.frames[-1].data[0].marker.color) == (fr.colours[0][-1] % len(figures.PALETTE)).tolist()
     assert "NMI" in fig.frames[-1].layout.annotations[0].text
+
+
+def test_builtin_tables_with_text_columns_load_and_get_the_automatic_choice():
+    d = explorer.builtin_data("palmer_penguins")
+    assert d.n_rows == len(d.table) and d.truth is not None and (d.truth >= 0).all()
+    assert {"island", "sex"} <= set(d.features) and d.family_of("island") == "categorical"
+    choice = explorer.auto_settings(d)
+    params = explorer.mapdp_settings(choice, None, 2.0, 0.5)
+    assert params["N0"] == choice.N0 and params["spread"] == 2.0 * choice.spread
+    assert params["weight"] == 0.5 * choice.weight and params["structure"] == choice.structure
+    r = explorer.run(d, "MAP-DP", params)
+    assert len(r.final.labels) == d.n_rows
+
+
+def test_the_apps_run_at_the_chosen_settings_is_mapdps_with_those_settings(scenario):
+    """The app's MAP-DP at the automatic choice equals MAPDP with the same explicit settings."""
+    from sklearn.base import clone
+
+    choice = explorer.auto_settings(scenario)
+    r = explorer.run(scenario, "MAP-DP", explorer.mapdp_settings(choice), restarts=2)
+    refit = clone(r.estimator).fit(scenario.X)
+    assert np.array_equal(refit.labels_, r.final.labels)
+    assert refit.N0_ == choice.N0
