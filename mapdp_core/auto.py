@@ -8,14 +8,21 @@ everything else -> normal_gamma. Identifiers, columns named like a ground-truth 
 and empty columns are left out, with a warning, and reported.
 
 Hyperparameters (``prior="auto"``, ``N0="auto"``). PLOS Appendix G, approach 2, extended from N0
-to the prior: every candidate setting theta = (structure, spread, weight, N0) is fitted, and the
-candidates are compared by the exact collapsed joint
+to the prior: candidate settings theta = (structure, spread, weight, N0) are fitted and compared
+by the exact collapsed joint
 
-    -ln p(X, z* | theta0, N0) = -ln CRP(z*; N0) - sum_k ln p(X_k | theta0)
+    -ln p(X, z | theta0, N0) = -ln CRP(z; N0) - sum_k ln p(X_k | theta0)
 
-at the candidate's own MAP partition z* (``MAPDP.neg_log_joint_``; eqs 10-11 of the PLOS paper
-with the CRP normaliser kept, so values are comparable across N0 and theta0). The knobs are
-those of :func:`mapdp_core.tuning.scaled_prior`, relative to the empirical-Bayes defaults:
+(PLOS eqs 11-12 with C(N0, N) = ln G(N0) - ln G(N0 + N) kept, so that values are comparable
+across N0 and theta0; ``MAPDP.neg_log_joint_``). The criterion is the lowest joint any candidate
+reaches: each candidate is fitted from one cluster (PLOS Appendix B) and from an over-segmented
+K-means start, and is then judged by its best joint over the partitions the search has found
+that proved best somewhere (a greedy MAP-DP run can stop in a poorer optimum than another
+candidate's partition gives it: three evenly spaced 1-D groups, or four clusters in 100
+dimensions, ended at K = 2 without this). The full fit then starts from the chosen candidate's
+partition (``MAPDP(init=...)``), so it is never worse by the joint than what the search saw.
+The knobs are those of :func:`mapdp_core.tuning.scaled_prior`, relative to the
+empirical-Bayes defaults:
 
 * ``spread``: the Gaussian families' expected within-cluster variance times s;
 * ``weight``: the Beta, Gamma and Dirichlet priors' pseudo-observations times w;
@@ -35,11 +42,12 @@ the papers' range rather than without bound.
 
 The search is staged (a full grid is up to 144 fits; replayed on the full grids of the 15
 tuning tables, the stages made the same choice on 10, and on the other 5 one whose joint was
-within 0.4 % of the grid's best, with at most 28 fits): (1) structure x spread at N0 = 1, weight 1; (2) weight
-x N0 at that prior; (3) structure x the chosen spread and its two neighbours on the grid, at
-the chosen weight and N0. Tables with more
-than :data:`SEARCH_ROWS` rows are searched on a random subsample of that size (said in the
-table), then fitted in full with the chosen setting.
+within 0.4 % of the grid's best, with at most 28 fits): (1) structure x spread at N0 = 1,
+weight 1; (2) weight x N0 at that prior; (3) structure x the chosen spread and its two
+neighbours on the grid, at the chosen weight and N0. Tables with more than
+:data:`SEARCH_ROWS` rows are searched on a random subsample of that size (the six PLOS
+scenarios, 4 000 rows, keep their K and NMI at 500), with the priors of the whole table; the
+subsample's partition is extended to every row by the predictive (PLOS Appendix E).
 """
 from __future__ import annotations
 
@@ -57,8 +65,9 @@ from .encoding import encode_column
 from .estimator import run_many
 from .metrics import relabel_by_first_appearance
 
-__all__ = ["AutoData", "AutoChoice", "structured_likelihood", "N0_GRID", "SPREAD_GRID", "WEIGHT_GRID", "MAX_JOINT_COLUMNS", "SEARCH_ROWS",
-           "auto_likelihood", "choose_hyperparameters"]
+__all__ = ["AutoChoice", "AutoData", "AutoLikelihoodWarning", "MAX_JOINT_COLUMNS", "N0_GRID", "SEARCH_ROWS",
+           "SPREAD_GRID", "WEIGHT_GRID", "auto_likelihood", "choose_hyperparameters", "encode_rows",
+           "structured_likelihood"]
 
 #: N0 values tried (the range of the papers' experiments; PLOS Section 5 uses 3)
 N0_GRID = (0.1, 0.3, 1.0, 3.0)
@@ -278,7 +287,7 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
     random_state : int, Generator or None
         Seeds the subsample and the candidates' restarts (every candidate gets the same seed).
     n_jobs : int, optional
-        Threads for each candidate's restarts.
+        Threads for the candidates of each stage (default: the cores, at most 4).
     search_rows : int, optional
         Subsample size for larger tables (default :data:`SEARCH_ROWS`).
 
@@ -286,10 +295,10 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
     -------
     AutoChoice
     """
+    from .families import FAMILIES
     from .mapdp import MAPDP
-    from .tuning import scaled_prior
-
     from .spec import parse
+    from .tuning import scaled_prior
 
     X = _as_frame(X)
     search_rows = SEARCH_ROWS if search_rows is None else int(search_rows)
@@ -301,11 +310,9 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
         Xs = X.iloc[rows].reset_index(drop=True)
     else:
         Xs = X
-    families = [b.family for b in parse(Xs, likelihood).blocks]
-    has_real = any(f in ("normal_gamma", "normal_wishart", "spherical_gaussian", "gaussian_known_cov")
-                   for f in families)
-    has_other = any(f not in ("normal_gamma", "normal_wishart", "spherical_gaussian", "gaussian_known_cov")
-                    for f in families)
+    records = [FAMILIES[b.family] for b in parse(Xs, likelihood).blocks]
+    has_real = any(r.spread_key is not None for r in records)  # what "spread" scales
+    has_other = any(r.weight_keys for r in records)  # what "weight" scales
     grid = {
         "structure": structures(likelihood, allow_joint) if search_prior else ("independent",),
         "spread": SPREAD_GRID if (search_prior and has_real) else (1.0,),

@@ -16,6 +16,7 @@ from scipy.special import gammaln
 from . import _kernels
 from ._model import ModelData
 from ._validation import check_int
+from .families import FAMILIES
 from .estimator import Control, Problem, SweepEstimator
 from .spec import ParsedData, parse
 from .state import SweepState
@@ -354,7 +355,7 @@ class MAPDP(SweepEstimator):
         reasons = dict(zip(auto.table["column"], auto.table["reason"])) if auto is not None else {}
         rows = []
         for b in parsed.blocks:
-            joint = len(b.names) > 1 and b.family in ("normal_wishart", "gaussian_known_cov", "spherical_gaussian")
+            joint = len(b.names) > 1 and FAMILIES[b.family].kind == "block"
             for name in b.names:
                 why = reasons.get(name, "given")
                 if joint and choice is not None and choice.structure == "joint":
