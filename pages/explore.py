@@ -16,6 +16,9 @@ choice = common.auto_choice()  # what MAPDP() would choose: the starting point o
 N0_OPTIONS = sorted(set(controls.log_options(1e-2, 1e3, 3.0)) | {float(choice.N0), common.n0_setting()})
 SPREAD_OPTIONS = [0.1, 0.15, 0.2, 0.25, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 8.0, 12.0, 16.0, 32.0]
 WEIGHT_OPTIONS = [0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0]
+# a value applied elsewhere (Tune) is an option itself, so the slider shows exactly the value that runs
+SPREAD_OPTIONS = sorted(set(SPREAD_OPTIONS) | {float(common.setting("spread", 1.0))})
+WEIGHT_OPTIONS = sorted(set(WEIGHT_OPTIONS) | {float(common.setting("weight", 1.0))})
 ALGORITHMS = list(explorer.ALGORITHMS)  # the registry: every algorithm the library knows
 SHOWN_FIRST = ["MAP-DP", "K-means", "DP-means"]  # the teaching default: MAP-DP beside the two K-means relatives
 _nearest = controls.nearest

@@ -8,6 +8,16 @@ from ui import common
 
 d = common.data()
 st.title("Tune")
+
+
+def _applied(message: str) -> None:
+    """Say it on the next run, which shows the new settings everywhere (this run drew the old ones)."""
+    st.session_state["tune_applied"] = message
+    st.rerun()
+
+
+if "tune_applied" in st.session_state:
+    st.success(st.session_state.pop("tune_applied"))
 choice = common.auto_choice()
 mixed = common.mapdp_params()  # the settings in use: absolute spread and weight, the Gaussian structure
 likelihood = explorer.structured(d.likelihood, mixed["structure"])
@@ -29,7 +39,7 @@ with st.expander("Every candidate"):
 if st.button("Go back to the automatic choice", key="apply_auto"):
     for key, value in (("N0", float(choice.N0)), ("spread", 1.0), ("weight", 1.0)):
         common.apply_setting(key, value)
-    st.success(f"N0 = {choice.N0:g} and the chosen prior are used again on Explore, Compare, Subtypes and Predict.")
+    _applied(f"N0 = {choice.N0:g} and the chosen prior are used again on Explore, Compare, Subtypes and Predict.")
 
 c1, c2, c3 = st.columns(3)
 lo, hi = c1.select_slider("N0 range", options=[0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0],
@@ -63,7 +73,7 @@ k_best = int(g.table.loc[g.table["N0"] == g.best_N0, "K"].iloc[0])
 st.write(f"Lowest −ln p(X, z | N0): **N0 = {g.best_N0:g}** (K = {k_best}).")
 if st.button(f"Apply N0 = {g.best_N0:g}", key="apply_grid"):
     common.apply_setting("N0", g.best_N0)
-    st.success(f"N0 = {g.best_N0:g} is now used on Explore, Compare, Subtypes and Predict.")
+    _applied(f"N0 = {g.best_N0:g} is now used on Explore, Compare, Subtypes and Predict.")
 
 st.subheader("2. The MAP N0 for a number of clusters")
 a_col, b_col, k_col = st.columns(3)
@@ -75,7 +85,7 @@ st.write(f"Under a Gamma({a:g}, {b:g}) prior, K = {int(K_obs)} clusters among {d
          f"**N0 = {m.N0:.3g}** (Newton on ln N0, {m.n_iter} steps).")
 if st.button(f"Apply N0 = {m.N0:.3g}", key="apply_map"):
     common.apply_setting("N0", float(f"{m.N0:.3g}"))
-    st.success("Applied.")
+    _applied(f"N0 = {float(f'{m.N0:.3g}'):g} is now used on Explore, Compare, Subtypes and Predict.")
 
 st.subheader("3. Held-out likelihood: N0 and the prior spread together")
 st.caption("K-fold cross-validation of the mixture predictive density of new rows (PLOS Appendix E). "
@@ -104,4 +114,5 @@ if st.button("Run cross-validation", key="run_cv") or common.setting("cv_shown",
     if st.button("Apply both", key="apply_cv"):
         common.apply_setting("N0", float(cv.best_N0))
         common.apply_setting("spread", float(cv.best_scale) / choice.spread)  # Explore's knob is × chosen
-        st.success("Applied.")
+        _applied(f"N0 = {cv.best_N0:g} and the prior spread × {cv.best_scale:g} are now used on Explore, Compare, "
+                 "Subtypes and Predict.")

@@ -180,6 +180,9 @@ def test_tune_page_grid_and_apply(at):
     _ok(at)
     n0 = at.session_state["settings"]["N0"]
     assert f"N0 = {n0:g}" in best[0]
+    # the page says so after its rerun, and its caption already shows the applied N0
+    assert any(f"N0 = {n0:g} is now used" in m.value for m in at.success)
+    assert any(f"Settings in use: N0 = {n0:g}," in c.value for c in at.caption)
     assert any("MAP" in m.value and "N0 = " in m.value for m in at.markdown)
     at.multiselect(key="w_cv_n0").set_value([0.3, 10.0]).run()
     at.multiselect(key="w_cv_scale").set_value([1.0]).run()
@@ -187,6 +190,10 @@ def test_tune_page_grid_and_apply(at):
     at.button(key="run_cv").click().run()
     _ok(at)
     assert any("Best held-out likelihood" in m.value for m in at.markdown)
+    at.button(key="apply_cv").click().run()
+    _ok(at)
+    n0 = at.session_state["settings"]["N0"]
+    assert any("are now used" in m.value for m in at.success)
     # the N0 applied from the grid is the value Explore shows and runs, exactly
     at.switch_page("pages/explore.py").run()
     _ok(at)
