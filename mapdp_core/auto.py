@@ -36,7 +36,7 @@ Why this criterion (measured while choosing the method, on the tuning tables of
 scenarios; the other shipped tables were held out): the joint is exact, needs no held-out
 folds, and on those tables it chose settings that recover the PLOS scenarios' K and stop the
 over-splitting of Wine. 5-fold held-out likelihood (approach 4) chose the same or a larger N0
-on the 7 tables where both were run, at five times the cost. Both criteria keep rising with N0
+on the 7 tables where both were run, and needs a fit per fold. Both criteria keep rising with N0
 beyond 3 on the clinical tables (more, smaller clusters), which is why N0 is searched within
 the papers' range rather than without bound.
 
@@ -310,7 +310,8 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
         Xs = X.iloc[rows].reset_index(drop=True)
     else:
         Xs = X
-    records = [FAMILIES[b.family] for b in parse(Xs, likelihood).blocks]
+    searched = parse(Xs, likelihood)  # the searched rows as given: their families and the fine start
+    records = [FAMILIES[b.family] for b in searched.blocks]
     has_real = any(r.spread_key is not None for r in records)  # what "spread" scales
     has_other = any(r.weight_keys for r in records)  # what "weight" scales
     grid = {
@@ -340,7 +341,7 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
             priors[cand[:3]] = scaled_prior(X, structured_likelihood(likelihood, cand[0]), cand[1], weight=cand[2])
         return priors[cand[:3]]
 
-    over = _oversegmented(parse(Xs, likelihood), seed)
+    over = _oversegmented(searched, seed)
 
     def fit_one(cand):
         """Two MAP-DP runs: from one cluster (PLOS Appendix B) and from an over-segmented start,

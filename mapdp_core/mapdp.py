@@ -284,7 +284,8 @@ class MAPDP(SweepEstimator):
 
             search_prior = isinstance(prior, str)
             search_N0 = isinstance(N0, str)
-            parse(data, likelihood, None if search_prior else prior)  # the engine's messages before any search
+            if not search_prior:  # a searched prior is built from every row first, which checks them all
+                parse(data, likelihood, prior)  # the engine's messages before any search
             choice = choose_hyperparameters(
                 data, likelihood, search_prior=search_prior, search_N0=search_N0,
                 N0=1.0 if search_N0 else float(N0), prior=None if search_prior else prior,

@@ -81,7 +81,8 @@ def test_one_call_on_a_mixed_gappy_table_with_an_id_and_a_constant_column():
     assert clustering_scores(z, m.labels_)["nmi"] > 0.8
     assert list(m.feature_names_in_) == list(df.columns) and m.n_features_in_ == df.shape[1]
     # new rows as the table gives them: text, categories and gaps
-    assert np.array_equal(m.predict(df.iloc[:20]), m.labels_[:20]) or m.predict(df.iloc[:20]).shape == (20,)
+    # the fitted rows themselves, given as the table gave them, mostly go back to their own cluster
+    assert np.mean(m.predict(df) == m.labels_) > 0.9
     p = m.predict_proba(df.iloc[:5])
     assert p.shape == (5, m.n_clusters_ + 1) and np.allclose(p.sum(axis=1), 1.0)
     filled, was_missing = m.impute()
