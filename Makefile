@@ -8,11 +8,19 @@ CHROMIUM := /usr/bin/chromium
 
 .PHONY: run test bench clean chromium
 
+# The install uses uv (installed into the venv by pip) because it takes seconds where pip
+# takes about 40 s here; where uv cannot be had or fails, pip does the same install. The
+# kernels are then compiled once, into numba's disk cache beside them, so that the app's
+# first chart does not wait for the compiler.
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --upgrade pip
-	$(BIN)/pip install -r requirements.txt
-	$(BIN)/pip install --no-deps -e .
+	{ $(BIN)/pip install -q uv \
+	  && $(BIN)/uv pip install -q --python $(BIN)/python -r requirements.txt \
+	  && $(BIN)/uv pip install -q --python $(BIN)/python --no-deps -e . ; } \
+	|| { echo "uv did not work here: installing with pip"; \
+	     $(BIN)/pip install -r requirements.txt && $(BIN)/pip install --no-deps -e . ; }
+	@echo "Compiling the clustering kernels once (numba, about 20-40 s)..."
+	$(BIN)/python -W ignore -c "import mapdp_core; print(f'compiled in {mapdp_core.warm_up():.0f} s')"
 	touch $(STAMP)
 
 run: $(STAMP)

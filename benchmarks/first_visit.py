@@ -1,0 +1,124 @@
+#!/usr/bin/env python
+"""First visit on a fresh clone: seconds from ``make run`` to the first chart in a browser.
+
+Clones this repository's committed HEAD into a new temporary folder (no ``.venv``, no numba
+cache: the install and the compilation are both timed), runs ``make run`` there on a free
+port, and drives the system Chromium (Playwright) to the app as soon as the server answers.
+Prints when the server answered, when the sidebar first listed the app's pages, and when the
+first chart (the Explore page's three panels) appeared, all counted from the ``make run``
+command. Package downloads come from this machine's caches where it has them, as they would
+for a user who installed anything before.
+
+Run from the repository root (after ``make .venv/.installed``, which provides Playwright)::
+
+    .venv/bin/python benchmarks/first_visit.py            # one fresh clone
+    .venv/bin/python benchmarks/first_visit.py --keep      # keep the clone for inspection
+
+The target (issues 13 and 14): the first chart within 60 s of ``make run``.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = os.environ.get("MAPDP_CHROMIUM", "/usr/bin/chromium")
+LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+               "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+PAGE_TITLES = ("Home", "Data", "Explore", "Compare", "Tune", "Subtypes", "Predict")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _healthy(url: str) -> bool:
+    try:
+        return urllib.request.urlopen(url + "/_stcore/health", timeout=2).read() == b"ok"
+    except OSError:
+        return False
+
+
+def measure(clone: Path, timeout: float) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = dict(os.environ, STREAMLIT_SERVER_PORT=str(port), STREAMLIT_SERVER_ADDRESS="127.0.0.1",
+               STREAMLIT_SERVER_HEADLESS="true")
+    env.pop("VIRTUAL_ENV", None)
+    log = open(clone / "first_visit.log", "w")
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(["make", "run"], cwd=clone, env=env, stdout=log, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    marks = {}
+    try:
+        while not _healthy(url):
+            if proc.poll() is not None:
+                raise RuntimeError(f"`make run` exited with {proc.returncode}; see {clone / 'first_visit.log'}")
+            if time.perf_counter() - t0 > timeout:
+                raise RuntimeError("the server did not answer in time")
+            time.sleep(0.2)
+        marks["server answered"] = time.perf_counter() - t0
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+            page = browser.new_page(viewport={"width": 1280, "height": 720})
+            page.goto(url)
+            nav = page.locator('[data-testid="stSidebarNav"]')
+            while "sidebar shows the pages" not in marks or "first chart" not in marks:
+                now = time.perf_counter() - t0
+                if now > timeout:
+                    break
+                if "sidebar shows the pages" not in marks and nav.count():
+                    text = nav.first.inner_text()
+                    if all(t in text for t in PAGE_TITLES):
+                        marks["sidebar shows the pages"] = now
+                if "first chart" not in marks and page.locator(".js-plotly-plot .annotation-text").count() >= 3:
+                    marks["first chart"] = now
+                time.sleep(0.25)
+            page.screenshot(path=str(clone / "first_visit.png"))
+            browser.close()
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+        log.close()
+    return marks
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--keep", action="store_true", help="keep the fresh clone")
+    ap.add_argument("--timeout", type=float, default=600.0, help="give up after this many seconds")
+    args = ap.parse_args()
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    clone = Path(tempfile.mkdtemp(prefix="mapdp_first_visit_")) / "repo"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+    try:
+        marks = measure(clone, args.timeout)
+    finally:
+        if not args.keep:
+            shutil.rmtree(clone.parent, ignore_errors=True)
+    print(f"first visit on a fresh clone of {head} (seconds after `make run`; install and compilation included)")
+    for name in ("server answered", "sidebar shows the pages", "first chart"):
+        value = marks.get(name)
+        print(f"  {name:<26} {value:7.1f}" if value is not None else f"  {name:<26}  not seen within {args.timeout:.0f} s")
+    if args.keep:
+        print(f"clone kept at {clone}")
+    return 0 if "first chart" in marks else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
