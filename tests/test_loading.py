@@ -102,7 +102,7 @@ def test_hepatitis_suggestions_and_fit():
     assert _role(sug, "label")["role"] == "label"
     assert _role(sug, "sex_female")["family"] == "bernoulli"
     assert _role(sug, "bilirubin")["family"] == "normal_gamma"
-    assert _role(sug, "age")["family"] == "poisson"
+    assert _role(sug, "age")["family"] == "normal_gamma"  # ages are measurements, not counts (issue 14)
     assert _role(sug, "sgot")["family"] == "normal_gamma"  # overdispersed lab value, not counts
     assert _role(sug, "protime")["n_missing"] == 67
     assert (sug["role"] == "feature").sum() == 19

@@ -7,13 +7,15 @@ import math
 import numpy as np
 import pandas as pd
 
+from ..encoding import as_numeric as _as_numeric
 from ..encoding import encode_column
 from ..encoding import examples as _examples
 from ..families import FAMILIES, GAUSSIAN_FAMILIES
 from ..spec import parse
+from .cells import parse_dates, parse_numbers
 from .errors import DataLoadError, LabelError, TooFewRowsError, _warn
 from .read import MIN_ROWS
-from .suggest import MAX_CATEGORIES, ROLES, _check_frame, suggest_roles_and_families
+from .suggest import MAX_CATEGORIES, ROLES, _check_frame, _object_kind, suggest_roles_and_families
 
 __all__ = ["Prepared", "missing_summary", "prepare"]
 
@@ -90,8 +92,63 @@ def _standardize(x: np.ndarray, how: str) -> tuple[np.ndarray, dict]:
     return (x - center) / scale, {"center": center, "scale": scale}
 
 
+_EPOCH = pd.Timestamp("1970-01-01")
+_NUMERIC_FAMILIES = frozenset(FAMILIES) - {"bernoulli", "categorical"}
+
+
+def _zero_columns(zeros_as_missing, suggestion: pd.DataFrame, df: pd.DataFrame) -> list:
+    if zeros_as_missing is None or zeros_as_missing is False:
+        return []
+    if isinstance(zeros_as_missing, str):
+        if zeros_as_missing != "suggested":
+            zeros_as_missing = [zeros_as_missing]
+        else:
+            return [c for c, n in zip(suggestion["column"], suggestion["suspect_zeros"]) if n]
+    try:
+        cols = list(zeros_as_missing)
+    except TypeError:
+        raise DataLoadError("zeros_as_missing must be a list of column names, 'suggested' (the columns whose zeros "
+                            f"look like 'not measured'), or None; got {zeros_as_missing!r}.") from None
+    unknown = [c for c in cols if c not in df.columns]
+    if unknown:
+        raise DataLoadError(f"zeros_as_missing names column(s) {unknown} that are not in the data "
+                            f"(columns: {list(df.columns)}).")
+    return cols
+
+
+def _as_days(s: pd.Series, name, family: str, notes: list) -> pd.Series:
+    """Dates as days since 1970-01-01 and durations as days, for a numeric family; numbers written
+    with units, percentages or thousands separators as numbers. Other columns are returned as they are."""
+    kind = _object_kind(s)
+    if kind is not None and family in _NUMERIC_FAMILIES:
+        if kind == "date":
+            days = (pd.to_datetime(s) - _EPOCH) / pd.Timedelta(days=1)
+            what = "days since 1970-01-01"
+        else:
+            days = pd.to_timedelta(s) / pd.Timedelta(days=1)
+            what = "its length in days"
+        _warn(f"column '{name}' holds {'dates' if kind == 'date' else 'durations'}; it is used as {what}.", notes)
+        return days.astype(float)
+    if family in _NUMERIC_FAMILIES and _as_numeric(s) is None and s.notna().any():
+        cells = s.dropna().astype(str).str.strip()
+        parsed = parse_numbers(cells.tolist())
+        if parsed is not None and not parsed.bad:
+            _warn(f"column '{name}' holds numbers written as text; {parsed.note or 'read as numbers'}.", notes)
+            out = pd.Series(np.nan, index=s.index, dtype=float)
+            out[cells.index] = parsed.values
+            return out
+        dates = parse_dates(cells.tolist())
+        if dates is not None:
+            _warn(f"column '{name}' holds dates written as text ({dates.note}); it is used as days since "
+                  "1970-01-01.", notes)
+            out = pd.Series(np.nan, index=s.index, dtype=float)
+            out[cells.index] = ((dates.values - _EPOCH) / pd.Timedelta(days=1)).to_numpy(dtype=float)
+            return out
+    return s
+
+
 def prepare(df: pd.DataFrame, roles=None, families=None, standardize: str = "none", *,
-            max_categories: int = MAX_CATEGORIES) -> Prepared:
+            max_categories: int = MAX_CATEGORIES, zeros_as_missing=None) -> Prepared:
     """Encode the feature columns for MAP-DP and split off labels and identifiers.
 
     Parameters
@@ -111,6 +168,12 @@ def prepare(df: pd.DataFrame, roles=None, families=None, standardize: str = "non
         Missing values are ignored in the statistics and stay missing.
     max_categories : int
         A categorical column with more categories than this is kept, with a warning.
+    zeros_as_missing : list of column names, "suggested" or None
+        Columns in which a value of exactly 0 means "not measured" (pima's glucose, blood
+        pressure, BMI): those zeros become missing values (MAP-DP leaves them out of the row's
+        likelihood), and a note says how many. ``"suggested"`` takes the columns whose zeros
+        :func:`suggest_roles_and_families` flags (``suspect_zeros``). Nothing is changed
+        unless asked: a zero can be a real value.
 
     Returns
     -------
@@ -120,7 +183,8 @@ def prepare(df: pd.DataFrame, roles=None, families=None, standardize: str = "non
         marginalises them). Bernoulli columns are 0/1 (a "yes"-like value, or else the
         second in sorted order, is 1), categorical columns are codes 0..L-1 in sorted
         order, binomial columns with negative values are shifted to start at 0, and
-        infinite values become missing. ``.encodings`` records each mapping.
+        infinite values become missing. A date column given a numeric family is used as
+        days since 1970-01-01, a duration as days. ``.encodings`` records each mapping.
 
     Raises
     ------
@@ -166,6 +230,7 @@ def prepare(df: pd.DataFrame, roles=None, families=None, standardize: str = "non
                 if s.duplicated(keep=False).any() and s.notna().all():
                     _warn(f"the identifier column '{cols[0]}' repeats some values; rows are still kept apart.", notes)
                 ids = s
+    zero_cols = set(_zero_columns(zeros_as_missing, suggestion, df))
     feats = [c for c in df.columns if role[c] == "feature"]
     if not feats:
         raise DataLoadError("no column has the role 'feature'; choose at least one column to cluster on.")
@@ -178,9 +243,17 @@ def prepare(df: pd.DataFrame, roles=None, families=None, standardize: str = "non
         if fam not in FAMILIES:
             raise DataLoadError(f"unknown family {fam!r} for column '{c}'; choose one of {sorted(FAMILIES)}.")
         if df[c].isna().all():
-            raise DataLoadError(f"column '{c}' has no values (all missing); set its role to 'ignored'.")
+            raise DataLoadError(f"column '{c}' has no values (an empty column: all missing); set its role to "
+                                "'ignored'.")
+        column = _as_days(df[c], c, fam, notes)
+        if c in zero_cols:
+            numeric = _as_numeric(column)
+            zero = (numeric == 0).to_numpy() if numeric is not None else np.zeros(len(column), dtype=bool)
+            if zero.any():
+                column = column.where(~zero, np.nan) if numeric is None else numeric.where(~zero, np.nan)
+                _warn(f"column '{c}': {int(zero.sum())} zero(s) treated as missing (zeros_as_missing).", notes)
         try:
-            x, enc = encode_column(df[c], fam, c, max_categories=max_categories, warn=lambda m: _warn(m, notes))
+            x, enc = encode_column(column, fam, c, max_categories=max_categories, warn=lambda m: _warn(m, notes))
         except ValueError as exc:
             raise DataLoadError(str(exc)) from None
         if fam in GAUSSIAN_FAMILIES and standardize in ("zscore", "robust"):
