@@ -12,8 +12,9 @@ from collections.abc import Iterable
 
 import numpy as np
 
-__all__ = ["as_data", "check_choice", "check_int", "check_nonneg", "check_order", "check_positive_values",
-           "check_real", "check_seed", "make_rng", "restart_plan"]
+__all__ = ["as_data", "check_bool", "check_choice", "check_condition", "check_int", "check_magnitude", "check_n_jobs",
+           "check_nonneg", "check_numeric_frame", "check_order", "check_positive_values", "check_real", "check_seed",
+           "column_kind", "make_rng", "object_array_as_float", "reject_1d", "restart_plan"]
 
 
 def _is_bool(value) -> bool:
@@ -126,26 +127,44 @@ def check_order(order, N: int) -> np.ndarray:
     return np.ascontiguousarray(o, dtype=np.int64)
 
 
-def as_data(X, algorithm: str) -> np.ndarray:
+def as_data(X, algorithm: str, estimator=None, *, reset: bool = True) -> np.ndarray:
     """``X`` as a C-contiguous float64 (N, D) array with finite values and N >= 1, for the
-    algorithms that need complete numeric data."""
-    from sklearn.utils import check_array  # sklearn is slow to import; only array checks need it
+    algorithms that need complete numeric data.
 
+    With ``estimator``, scikit-learn's ``validate_data`` also records (``reset=True``, in
+    ``fit``) or checks (``reset=False``, in ``predict``) ``n_features_in_`` and
+    ``feature_names_in_``. DataFrame columns of dates, durations, text or nothing are refused
+    by name (:func:`check_numeric_frame`), and so are values whose squares over- or underflow
+    (:func:`check_magnitude`).
+    """
+    from sklearn.utils import check_array  # sklearn is slow to import; only array checks need it
+    from sklearn.utils.validation import validate_data
+
+    X = check_numeric_frame(X, algorithm)
+    names = [str(c) for c in X.columns] if hasattr(X, "columns") else None
     try:
-        arr = check_array(X, dtype=np.float64, order="C", ensure_min_samples=1, ensure_min_features=1)
+        if estimator is None:
+            arr = check_array(X, dtype=np.float64, order="C", ensure_min_samples=1, ensure_min_features=1)
+        else:
+            arr = validate_data(estimator, X, dtype=np.float64, order="C", reset=reset)
     except ValueError as exc:
         msg = str(exc)
         if "NaN" in msg or "infinity" in msg:
             msg += (f" {algorithm} needs complete numeric data: drop or impute the missing rows, or use"
                     " MAP-DP, which marginalises missing values.")
+        elif "sequence" in msg or "inhomogeneous" in msg:
+            msg = (f"X must be a rectangular table of numbers (every row the same length, one number per cell); "
+                   f"got rows of different lengths or cells holding lists. {algorithm} needs an array of shape "
+                   "(n_samples, n_features).")
         elif "could not convert" in msg or "dtype" in msg:
             msg += f" {algorithm} needs numeric columns: encode or drop text columns."
-        elif "2D array" in msg:
+        elif "2D array" in msg and "1D" not in msg:
             msg += " Pass a table of shape (n_samples, n_features)."
-        raise ValueError(msg) from exc
+        raise ValueError(msg) from None
     except TypeError as exc:
-        raise TypeError(f"{exc} {algorithm} needs numeric columns: encode or drop text columns.") from exc
-    return arr
+        raise TypeError(f"{exc} {algorithm} needs numeric columns: encode or drop text columns.") from None
+    check_magnitude(arr, names if names is not None else list(range(arr.shape[1])), algorithm)
+    return np.ascontiguousarray(arr)
 
 
 def restart_plan(random_state, n_restarts: int, N: int, *, shuffle: bool = True,
@@ -178,3 +197,161 @@ def restart_plan(random_state, n_restarts: int, N: int, *, shuffle: bool = True,
             order = np.random.default_rng(int(order_seed)).permutation(N).astype(np.int64)
         plan.append((order, int(seed)))
     return plan
+
+
+def check_bool(value, name: str) -> bool:
+    """``value`` as a bool; only True/False (and numpy's bools) are accepted, so that a
+    string such as "no" is not silently read as True."""
+    if not _is_bool(value):
+        raise ValueError(f"{name} must be True or False, got {value!r}.")
+    return bool(value)
+
+
+def check_n_jobs(value) -> int | None:
+    """``n_jobs`` as joblib reads it: None, or a whole number other than 0 (-1: every core)."""
+    if value is None:
+        return None
+    if _is_bool(value) or not isinstance(value, numbers.Integral) or value == 0:
+        raise ValueError(f"n_jobs must be None or a whole number other than 0 (-1 uses every core), got {value!r}.")
+    return int(value)
+
+
+#: Beyond this magnitude the square of a value overflows float64 (about 1.8e308), so no
+#: variance or squared distance can be formed; below this spread the squares underflow.
+HUGE_VALUE = 1e150
+TINY_SPREAD = 1e-150
+
+
+def check_magnitude(M: np.ndarray, names, algorithm: str) -> None:
+    """Refuse columns whose squares over- or underflow double precision.
+
+    Every Gaussian family and every distance-based algorithm squares the data (variances,
+    squared distances); at |x| > 1e150 those squares are infinite and below a spread of
+    1e-150 they are zero, so priors built from the data, and the clustering itself, would
+    silently be wrong. The message names the columns and asks for a rescaling, which the
+    user can undo when reading the result (the clustering of a rescaled column is the same
+    question asked in other units).
+    """
+    with np.errstate(invalid="ignore", over="ignore"):
+        finite = np.where(np.isfinite(M), M, np.nan)
+        biggest = np.nanmax(np.abs(finite), axis=0, initial=0.0) if M.size else np.zeros(M.shape[1])
+        spread = (np.nanmax(finite, axis=0, initial=-np.inf) - np.nanmin(finite, axis=0, initial=np.inf)
+                  if M.size else np.zeros(M.shape[1]))
+    huge = [str(names[j]) for j in np.flatnonzero(biggest > HUGE_VALUE)]
+    if huge:
+        top = float(np.max(biggest))
+        raise ValueError(
+            f"column(s) {huge} hold values as large as {top:.3g}: the data are too large for double precision "
+            f"(their squares overflow beyond about 1e308, so {algorithm} cannot compute variances or distances). "
+            f"Rescale them first, e.g. divide by {10.0 ** math.floor(math.log10(top)):.0e} or change units.")
+    tiny = [str(names[j]) for j in np.flatnonzero((spread > 0) & (spread < TINY_SPREAD))]
+    if tiny:
+        raise ValueError(
+            f"column(s) {tiny} vary by less than {TINY_SPREAD:.0e}: the data are too small for double precision "
+            f"(their squared differences underflow to 0, so {algorithm} cannot tell the values apart). "
+            "Rescale them first, e.g. multiply by a large power of 10 or change units.")
+
+
+def column_kind(series) -> tuple[str, str] | None:
+    """What a pandas column holds when it is not plain numbers or booleans, and what to do:
+    ``(description, advice)``, or None for a numeric, boolean or numbers-as-objects column."""
+    import pandas as pd
+
+    dtype = series.dtype
+    if pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_numeric_dtype(dtype):
+        return None
+    if pd.api.types.is_datetime64_any_dtype(dtype) or isinstance(dtype, pd.PeriodDtype):
+        return ("dates", "convert them to numbers first, e.g. days since the first date: "
+                "(df[col] - df[col].min()).dt.days, or drop the column")
+    if pd.api.types.is_timedelta64_dtype(dtype):
+        return ("durations", "convert them to numbers first, e.g. df[col].dt.total_seconds(), or drop the column")
+    present = series.dropna()
+    if present.empty:
+        return ("no values at all (every entry is missing)", "drop the column")
+    kinds = present.map(type)
+    if kinds.map(lambda t: issubclass(t, numbers.Real)).all():
+        return None  # numbers stored as Python objects: read as numbers
+    if kinds.map(lambda t: issubclass(t, str)).all():
+        return ("text", "use the 'categorical' likelihood, encode it as numbers, or drop the column")
+    sample = present[~kinds.map(lambda t: issubclass(t, numbers.Real))].iloc[0]
+    return (f"mixed or non-numeric values (e.g. {sample!r:.40} of type {type(sample).__name__})",
+            "convert the column to numbers or to text, or drop it")
+
+
+def check_numeric_frame(X, algorithm: str):
+    """For the algorithms that need numbers: a DataFrame is returned with numbers-as-objects
+    columns converted to float, or an error naming each column that holds dates, durations,
+    text or nothing, with what to do; anything else is returned unchanged."""
+    import pandas as pd
+
+    if isinstance(X, pd.Series):
+        X = X.to_frame()
+    if not isinstance(X, pd.DataFrame):
+        return X
+    names = [str(c) for c in X.columns]
+    duplicated = sorted({n for n in names if names.count(n) > 1})
+    if duplicated:
+        raise ValueError(f"duplicate column names {duplicated}; rename the columns so each is unique.")
+    problems = []
+    for col in X.columns:
+        kind = column_kind(X[col])
+        if kind is not None:
+            problems.append(f"column '{col}' holds {kind[0]}: {kind[1]}")
+    if problems:
+        raise ValueError(f"{algorithm} needs numeric columns; " + "; ".join(problems) + ".")
+    objects = [c for c in X.columns if X[c].dtype == object]
+    if objects:
+        X = X.copy()
+        for c in objects:
+            X[c] = pd.to_numeric(X[c]).astype(float)
+    return X
+
+
+def object_array_as_float(M: np.ndarray) -> np.ndarray:
+    """A numpy object array of numbers (None: missing) as float64; anything else is a
+    TypeError that names the first cell that is not a number."""
+    out = np.empty(M.shape, dtype=np.float64)
+    flat = out.reshape(-1)
+    for i, v in enumerate(M.reshape(-1)):
+        if v is None:
+            flat[i] = np.nan
+        elif isinstance(v, numbers.Real):
+            flat[i] = float(v)
+        else:
+            where = np.unravel_index(i, M.shape) if M.ndim else ()
+            raise TypeError(
+                f"X must hold numbers, but the cell at {tuple(int(w) for w in where)} is {v!r:.40} of type "
+                f"{type(v).__name__}, not a number (float() argument must be a string or a real number, and "
+                "only numbers are clustered); pass a DataFrame to use text columns as categories.")
+    return out
+
+
+#: scikit-learn's own wording for a 1-D X (sklearn.utils.check_array), so that a user sees
+#: the same advice from every estimator
+def reject_1d(shape) -> None:
+    """Raise scikit-learn's message for a 1-D X."""
+    raise ValueError(
+        f"Expected 2D array, got 1D array instead (shape {tuple(shape)}). Reshape your data either using "
+        "array.reshape(-1, 1) if your data has a single feature or array.reshape(1, -1) if it contains a "
+        "single sample.")
+
+
+def check_condition(matrix, name: str, limit: float = 1e12) -> None:
+    """Refuse a square (covariance-like) matrix that is numerically singular: beyond a
+    condition number of ``limit`` its inverse and log-determinant are dominated by rounding,
+    so every cluster score built on it is noise."""
+    A = np.asarray(matrix, dtype=float)
+    if A.ndim != 2 or A.shape[0] != A.shape[1] or A.shape[0] < 2 or not np.all(np.isfinite(A)):
+        return  # shape, symmetry and finiteness are the family's checks
+    with np.errstate(all="ignore"):
+        eig = np.linalg.eigvalsh(0.5 * (A + A.T))
+    top, low = float(np.max(eig)), float(np.min(eig))
+    if low <= 0:
+        return  # not positive definite: the family says so in its own words
+    cond = top / low
+    if cond > limit:
+        raise ValueError(
+            f"{name} is numerically singular (condition number {cond:.3g}, above {limit:.0e}: its eigenvalues range "
+            f"from {low:.3g} to {top:.3g}), so the clustering would be driven by rounding errors. Pass a positive "
+            "definite matrix whose variances are in proportion to the columns' own (within a factor of about 1e12), "
+            "e.g. add a small multiple of the identity, or leave the key out to use the default from the data.")

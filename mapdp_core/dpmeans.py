@@ -14,10 +14,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from . import _baseline_kernels as _bk
-from ._checks import as_data, check_int, check_nonneg, check_order
+from ._validation import as_data, check_bool, check_int, check_nonneg, check_order
 from .estimator import Control, Problem, SweepEstimator
 from .state import SweepState
 
@@ -160,7 +160,7 @@ class DPMeans(SweepEstimator):
 
     def _n_restarts(self) -> int:
         n_init = check_int(self.n_init, "n_init", 1)
-        return n_init if self.shuffle else 1  # in input order every restart would be the same
+        return n_init if check_bool(self.shuffle, "shuffle") else 1  # in input order every restart would be the same
 
     @classmethod
     def warm_up(cls) -> None:
@@ -169,7 +169,7 @@ class DPMeans(SweepEstimator):
         cls(1.0, max_iter=2).fit(X).predict(X[:2])
 
     def _validate(self, X) -> Problem:
-        X = np.ascontiguousarray(validate_data(self, X, dtype=np.float64, order="C", reset=True))
+        X = as_data(X, "DP-means", self, reset=True)
         settings = {"lam": _check_lam(self.lam), "max_iter": check_int(self.max_iter, "max_iter", 1),
                     "tol": check_nonneg(self.tol, "tol")}
         return Problem(X, X.shape[0], settings)
@@ -186,7 +186,7 @@ class DPMeans(SweepEstimator):
     def predict(self, X):
         """Index of the nearest centre of every row of X (new rows never open clusters)."""
         check_is_fitted(self)
-        X = np.ascontiguousarray(validate_data(self, X, dtype=np.float64, order="C", reset=False))
+        X = as_data(X, "DP-means", self, reset=False)
         labels = np.empty(X.shape[0], dtype=np.int64)
         _bk.assign_nearest(X, self.cluster_centers_, labels, np.empty(X.shape[0]))
         return labels

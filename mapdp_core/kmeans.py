@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from . import _baseline_kernels as _bk
-from ._checks import as_data, check_int, check_nonneg, make_rng
+from ._validation import as_data, check_int, check_nonneg, make_rng
 from .estimator import Control, Problem, SweepEstimator
 from .state import SweepState
 
@@ -265,7 +265,7 @@ class KMeans(SweepEstimator):
         cls(2, n_init=1, max_iter=2, random_state=0).fit(X).predict(X[:2])
 
     def _validate(self, X) -> Problem:
-        X = np.ascontiguousarray(validate_data(self, X, dtype=np.float64, order="C", reset=True))
+        X = as_data(X, "K-means", self, reset=True)
         max_iter = check_int(self.max_iter, "max_iter", 1)
         tol = check_nonneg(self.tol, "tol")
         K = None if (not isinstance(self.init, str) and self.n_clusters is None) else self.n_clusters
@@ -299,7 +299,7 @@ class KMeans(SweepEstimator):
     def predict(self, X):
         """Index of the nearest centre of every row of X."""
         check_is_fitted(self)
-        X = np.ascontiguousarray(validate_data(self, X, dtype=np.float64, order="C", reset=False))
+        X = as_data(X, "K-means", self, reset=False)
         labels = np.empty(X.shape[0], dtype=np.int64)
         _bk.assign_nearest(X, self.cluster_centers_, labels, np.empty(X.shape[0]))
         return labels
@@ -307,7 +307,7 @@ class KMeans(SweepEstimator):
     def score(self, X, y=None):
         """Minus the sum of squared distances of the rows of X to their nearest centre."""
         labels = self.predict(X)
-        X = np.ascontiguousarray(validate_data(self, X, dtype=np.float64, order="C", reset=False))
+        X = as_data(X, "K-means", self, reset=False)
         return -float(_bk.squared_error(X, labels, self.cluster_centers_))
 
 

@@ -9,7 +9,6 @@ would (tested), so that they can be animated beside MAP-DP.
 from __future__ import annotations
 
 import math
-import numbers
 import time
 import warnings
 from typing import Iterator
@@ -18,32 +17,31 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.mixture import BayesianGaussianMixture, GaussianMixture
 
+from ._validation import as_data, check_choice, check_int, check_real
 from .estimator import Control, Problem, SweepEstimator
 from .state import SweepState
 
 _COVARIANCE_TYPES = ("full", "tied", "diag", "spherical")
 
 
-def _check(X, n_components, max_iter, tol, covariance_type) -> np.ndarray:
+def _check(X, n_components, max_iter, tol, covariance_type, algorithm: str = "E-M",
+           estimator=None) -> np.ndarray:
+    """The data as a complete float matrix and the parameters checked, in scikit-learn's
+    wording for the data (``estimator`` records ``n_features_in_`` as ``fit`` must)."""
     try:
-        X = np.asarray(X, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError("X must be a numeric 2-D array; encode text columns first.") from None
-    if X.ndim == 1:
-        X = X[:, None]
-    if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
-        raise ValueError(f"X must be a non-empty 2-D array, got shape {X.shape}.")
-    if not np.all(np.isfinite(X)):
-        raise ValueError("X has missing or infinite values; E-M and variational DP need complete data "
-                         "(MAP-DP handles gaps).")
-    if isinstance(n_components, bool) or not isinstance(n_components, numbers.Integral) or not 1 <= n_components <= X.shape[0]:
-        raise ValueError(f"n_components must be a whole number between 1 and N = {X.shape[0]}, got {n_components!r}.")
-    if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 1:
-        raise ValueError(f"max_iter must be a whole number >= 1, got {max_iter!r}.")
-    if not isinstance(tol, numbers.Real) or not tol >= 0:
-        raise ValueError(f"tol must be a number >= 0, got {tol!r}.")
-    if covariance_type not in _COVARIANCE_TYPES:
-        raise ValueError(f"covariance_type must be one of {_COVARIANCE_TYPES}, got {covariance_type!r}.")
+        X = as_data(X, algorithm, estimator)
+    except ValueError as exc:
+        if "NaN" in str(exc) or "infinity" in str(exc):
+            raise ValueError("X has missing or infinite values; E-M and variational DP need complete data "
+                             "(MAP-DP handles gaps).") from None
+        raise
+    n_components = check_int(n_components, "n_components", 1)
+    if n_components > X.shape[0]:
+        raise ValueError(f"n_components must be a whole number between 1 and N = {X.shape[0]} (the rows of X), "
+                         f"got {n_components!r}.")
+    check_int(max_iter, "max_iter", 1)
+    check_real(tol, "tol", low=0)
+    check_choice(covariance_type, "covariance_type", _COVARIANCE_TYPES)
     return X
 
 
@@ -110,7 +108,9 @@ def variational_dp(X, n_components: int = 20, *, weight_concentration_prior=None
 
     ``objective`` is -N times sklearn's per-sample evidence lower bound.
     """
-    X = _check(X, n_components, max_iter, tol, covariance_type)
+    X = _check(X, n_components, max_iter, tol, covariance_type, "Variational DP")
+    if weight_concentration_prior is not None:
+        check_real(weight_concentration_prior, "weight_concentration_prior (None: 1/n_components)", positive=True)
     model = BayesianGaussianMixture(
         n_components=n_components, covariance_type=covariance_type, max_iter=1, tol=0.0, warm_start=True,
         weight_concentration_prior_type="dirichlet_process", weight_concentration_prior=weight_concentration_prior,
@@ -131,8 +131,12 @@ class _Mixture(SweepEstimator):
     step = "iteration"
 
     def _validate(self, X) -> Problem:
-        X = _check(X, self.n_components, self.max_iter, self.tol, self.covariance_type)
+        X = _check(X, self.n_components, self.max_iter, self.tol, self.covariance_type, self.name, self)
+        self._check_extra_params()
         return Problem(X, X.shape[0])
+
+    def _check_extra_params(self) -> None:
+        """Parameters particular to one mixture (none by default)."""
 
     def _sweeps(self, problem: Problem, order, rng) -> Iterator[SweepState]:
         return _iterate(self._model(_seed(rng)), problem.data, self.max_iter, self.tol, self.name,
@@ -180,6 +184,11 @@ class VariationalDP(_Mixture):
         self.tol = tol
         self.n_init = n_init
         self.random_state = random_state
+
+    def _check_extra_params(self) -> None:
+        if self.weight_concentration_prior is not None:
+            check_real(self.weight_concentration_prior, "weight_concentration_prior (None: 1/n_components)",
+                       positive=True)
 
     def _model(self, seed: int) -> BayesianGaussianMixture:
         return BayesianGaussianMixture(

@@ -139,8 +139,11 @@ def test_a_constant_column_with_default_priors_gives_finite_results():
         assert np.all(np.isfinite(s.summaries["mean"]))
 
 
-def test_one_dimensional_input_is_one_column():
-    s = list(map_dp(np.r_[np.zeros(20), np.full(20, 10.0)] + np.random.default_rng(0).normal(size=40) * 0.1))[-1]
+def test_one_dimensional_input_is_refused_in_scikit_learns_words_and_one_column_works():
+    x = np.r_[np.zeros(20), np.full(20, 10.0)] + np.random.default_rng(0).normal(size=40) * 0.1
+    with pytest.raises(ValueError, match=r"Expected 2D array, got 1D array instead.*reshape\(-1, 1\)"):
+        map_dp(x)
+    s = list(map_dp(x.reshape(-1, 1)))[-1]
     assert s.n_clusters == 2
 
 

@@ -1,8 +1,9 @@
-"""scikit-learn's estimator checks on MAPDP, DPMeans, KMeans and CollapsedGibbs (DESIGN.md, convention 6).
+"""scikit-learn's estimator checks on every registered algorithm (DESIGN.md, convention 6).
 
-DPMeans and KMeans pass every check. MAPDP and CollapsedGibbs read its input through ``mapdp_core.spec``
-(families per column, text columns of a DataFrame as categories), whose deliberate input
-conventions differ from scikit-learn's in the few places listed below.
+Every estimator passes every check, with scikit-learn's own conventions for the input: a
+1-D X is refused with scikit-learn's "Reshape your data" message, numbers in an object
+array are numbers, and empty data are refused with scikit-learn's wording. The settings
+below keep the suite quick (few sweeps and restarts) without changing what is checked.
 """
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -10,32 +11,17 @@ from mapdp_core.dpmeans import DPMeans
 from mapdp_core.gibbs import CollapsedGibbs
 from mapdp_core.kmeans import KMeans
 from mapdp_core.mapdp import MAPDP
+from mapdp_core.mixtures import EMGaussianMixture, VariationalDP
+from mapdp_core.registry import ALGORITHMS
 
-_SPEC_INPUT = {
-    "check_dtype_object": (
-        "object arrays are refused on purpose (TypeError naming the fix): text data must come as a "
-        "DataFrame so that its columns become categorical; numbers in an object array are not guessed at"),
-    "check_estimators_empty_data_messages": (
-        "the data with 0 columns is refused with MAP-DP's own message ('X is empty (12 rows x 0 "
-        "columns); MAP-DP needs at least one row and one column'), not scikit-learn's wording"),
-    "check_fit1d": "a 1-D X is read as a single column on purpose (spec.to_matrix), so fit does not raise",
-}
-
-EXPECTED_FAILED = {
-    "CollapsedGibbs": _SPEC_INPUT,
-    "MAPDP": {
-        **_SPEC_INPUT,
-        "check_fit2d_predict1d": (
-            "a 1-D X is read as a single column on purpose; predict then raises a ValueError naming the "
-            "column count, not scikit-learn's 'Reshape your data' message"),
-    },
-}
+ESTIMATORS = [MAPDP(), DPMeans(), KMeans(n_init=2), CollapsedGibbs(n_sweeps=5),
+              EMGaussianMixture(max_iter=10), VariationalDP(n_components=3, max_iter=10)]
 
 
-def _expected_failed_checks(estimator):
-    return EXPECTED_FAILED.get(type(estimator).__name__, {})
+def test_every_registered_algorithm_is_checked():
+    assert {type(e) for e in ESTIMATORS} == set(ALGORITHMS.values())
 
 
-@parametrize_with_checks([MAPDP(), DPMeans(), KMeans(), CollapsedGibbs(n_sweeps=5)], expected_failed_checks=_expected_failed_checks)
+@parametrize_with_checks(ESTIMATORS)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
