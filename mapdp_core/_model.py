@@ -18,6 +18,12 @@ from .spec import ParsedData
 
 _GA, _NW, _CA = (KERNEL_SLOTS.index(m) for m in (gaussian_known, normal_wishart, categorical))
 
+#: the most memory the per-cluster statistics of one ModelData may take (bytes). Growth beyond
+#: it stops with a clear message instead of exhausting the machine: e.g. a categorical column of
+#: 10 000 categories keeps 160 kB per cluster, and a large N0 can open a cluster per row
+#: (20 000 rows took 16.8 GB at peak before this bound).
+MAX_CLUSTER_MEMORY = 2 ** 30
+
 
 def _concat_vectors(priors, key):
     return np.concatenate([np.asarray(p[key], dtype=float) for p in priors]) if priors else np.zeros(0)
@@ -89,8 +95,28 @@ class ModelData:
         for fam, nf in zip(self.fams, self.n_fixed):
             yield from fam[nf:]
 
+    def _check_memory(self, new_cap: int) -> None:
+        """Refuse a capacity whose per-cluster arrays would exceed MAX_CLUSTER_MEMORY, saying
+        what takes the room and what to change."""
+        per_slot = {slot: sum(int(np.prod(a.shape[1:], dtype=np.int64)) * a.itemsize for a in fam[nf:])
+                    for slot, (fam, nf) in enumerate(zip(self.fams, self.n_fixed))}
+        need = new_cap * (sum(per_slot.values()) + 2 * self.cnt.itemsize)
+        if need <= MAX_CLUSTER_MEMORY:
+            return
+        biggest = max(per_slot, key=per_slot.get)
+        names = [n for b in self.by_slot[biggest] for n in b.names]
+        what = (f"the categorical column(s) {names} with {self.fams[_CA][1].size} categories in all"
+                if biggest == _CA else f"the {self.by_slot[biggest][0].family} column(s) {names}")
+        raise ValueError(
+            f"the fit has opened more than {new_cap // 2} clusters, and room for {new_cap} would need "
+            f"{need / 2 ** 30:.1f} GB ({per_slot[biggest] / 1024:.0f} kB per cluster for {what}); so many clusters "
+            "usually mean N0 is far too large or a column is nearly unique per row: lower N0, or leave such a "
+            "column out (or group its rare categories).")
+
     def _rebuild(self, take, new_cap):
         """Reorder/resize every per-cluster array: row j of the result is old row take[j]."""
+        if new_cap > self.capacity:
+            self._check_memory(new_cap)
         def remap(a):
             out = np.zeros((new_cap,) + a.shape[1:])
             out[: len(take)] = a[take]
@@ -135,6 +161,10 @@ class ModelData:
             width = self.fams[slot][0].shape[1]
             new_x.append(np.ascontiguousarray(np.hstack(parts)) if parts else np.zeros((len(M), width)))
         fams = tuple((x,) + fam[1:] for x, fam in zip(new_x, self.fams))
+        # scratch space of its own (the Normal-Wishart "work"), so concurrent calls never share it
+        fams = tuple(tuple(a.copy() if name == "work" and j < module.N_FIXED else a
+                           for j, (name, a) in enumerate(zip(module.LAYOUT, fam)))
+                     for module, fam in zip(KERNEL_SLOTS, fams))
         (Y, *rest), jacobian = self._gaussian_known_rows(M)
         ga = self.fams[_GA]
         ga = (Y,) + ga[1:4] + tuple(rest) + ga[gaussian_known.N_FIXED:]

@@ -197,8 +197,9 @@ def auto_likelihood(X) -> AutoData:
                     list(frame.columns))
 
 
-def encode_rows(auto: AutoData, X) -> pd.DataFrame:
-    """New rows, given like the table ``auto`` was made from, encoded the same way."""
+def encode_rows(auto: AutoData, X, *, unseen: list | None = None) -> pd.DataFrame:
+    """New rows, given like the table ``auto`` was made from, encoded the same way (``unseen``:
+    see :func:`mapdp_core.encoding.encode_new_rows`)."""
     from .encoding import encode_new_rows
 
     if isinstance(X, (pd.DataFrame, pd.Series)):
@@ -211,7 +212,7 @@ def encode_rows(auto: AutoData, X) -> pd.DataFrame:
                              f"input (new rows have {M.shape[-1]} columns; the model was fitted on "
                              f"{len(auto.columns)}).")
         frame = pd.DataFrame(M, columns=auto.columns)
-    return encode_new_rows(frame, list(auto.X.columns), auto.encodings)
+    return encode_new_rows(frame, list(auto.X.columns), auto.encodings, unseen=unseen)
 
 
 # ----------------------------------------------------------------------------- hyperparameters

@@ -8,7 +8,10 @@ and :func:`mapdp_core.spec.parse_rows` (DataFrames given to the estimators), the
 * A two-valued bernoulli column codes its "yes"-like value (:data:`YES_TOKENS`) as 1; if
   neither or both values are yes-like, the second in sorted order is 1.
 * New rows are encoded with the fitted encoding: known categories only, the same shift and
-  standardisation (:func:`encode_new_column`).
+  standardisation (:func:`encode_new_column`). A category never seen in fitting either raises
+  ValueError or, when the caller passes an ``unseen`` list, becomes a missing cell (the model
+  then scores the row without it, exactly as any gap) and is recorded in that list
+  (:func:`unseen_notes` words it per row).
 
 This module needs numpy and pandas only, so the engine (``spec``) can use it.
 """
@@ -20,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["YES_TOKENS", "as_numeric", "category_codes", "codes_of", "encode_column", "encode_new_column",
-           "encode_new_rows", "examples", "is_yes", "sorted_categories"]
+           "encode_new_rows", "examples", "is_yes", "sorted_categories", "unseen_notes"]
 
 #: Cell values (compared stripped and lower-cased) that mean "yes / present" in clinical
 #: sheets, in English, German, French, Spanish and Italian.
@@ -143,12 +146,14 @@ def _text_keys(v) -> list[str]:
         return [key]
 
 
-def codes_of(values, labels: list, name, *, match_text: bool = False) -> np.ndarray:
+def codes_of(values, labels: list, name, *, match_text: bool = False, unseen: list | None = None) -> np.ndarray:
     """Codes of ``values`` under known category ``labels`` (code = position); NaN/None stay missing.
 
     ``match_text=True`` also matches values typed as text ("2" or " 2.0" for the label 2,
     " yes" for "yes"), as on a form; otherwise a value must equal a label. A value that
-    matches no label raises ValueError listing the known ones.
+    matches no label raises ValueError listing the known ones, unless ``unseen`` is a list:
+    then it is coded missing and ``{"row": position, "column": name, "value": value}`` is
+    appended to ``unseen``.
     """
     exact = {label: float(code) for code, label in enumerate(labels)}
     text = {}
@@ -158,7 +163,7 @@ def codes_of(values, labels: list, name, *, match_text: bool = False) -> np.ndar
             if isinstance(label, (int, float, np.number)) and not isinstance(label, bool):
                 text.setdefault(str(float(label)), float(code))
     out, unknown = [], []
-    for v in values:
+    for position, v in enumerate(values):
         if v is None or (isinstance(v, (float, np.floating)) and np.isnan(v)):
             out.append(np.nan)
             continue
@@ -170,21 +175,24 @@ def codes_of(values, labels: list, name, *, match_text: bool = False) -> np.ndar
             code = next((text[k] for k in _text_keys(v) if k in text), None)
         if code is None:
             unknown.append(str(v))
+            if unseen is not None:
+                unseen.append({"row": position, "column": name, "value": v})
             code = np.nan
         out.append(code)
-    if unknown:
+    if unknown and unseen is None:
         raise ValueError(f"column '{name}' has categories {sorted(set(unknown))[:5]} not seen when fitting "
                          f"(known: {list(labels)[:10]}); leave them empty (missing) instead.")
     return np.asarray(out, dtype=float)
 
 
-def encode_new_column(s: pd.Series, encoding: dict, name) -> np.ndarray:
+def encode_new_column(s: pd.Series, encoding: dict, name, *, unseen: list | None = None) -> np.ndarray:
     """New values of one column, as typed in the original table, encoded with the column's
-    fitted ``encoding`` (from :func:`encode_column`, plus any standardisation)."""
+    fitted ``encoding`` (from :func:`encode_column`, plus any standardisation). ``unseen``:
+    see :func:`codes_of`."""
     s = s.reset_index(drop=True)
     s = s.where(~s.astype(str).str.strip().isin(["", "nan", "None", "NaN"]), None)  # empty form cells
     if "codes" in encoding:
-        return codes_of(s, encoding["codes"], name, match_text=True)
+        return codes_of(s, encoding["codes"], name, match_text=True, unseen=unseen)
     x = pd.to_numeric(s, errors="coerce")
     bad = s.notna() & x.isna()
     if bad.any():
@@ -197,12 +205,31 @@ def encode_new_column(s: pd.Series, encoding: dict, name) -> np.ndarray:
     return x
 
 
-def encode_new_rows(rows: pd.DataFrame, features: list, encodings: dict) -> pd.DataFrame:
-    """New rows, given as in the original table, encoded as the fitted features were."""
+def encode_new_rows(rows: pd.DataFrame, features: list, encodings: dict, *,
+                    unseen: list | None = None) -> pd.DataFrame:
+    """New rows, given as in the original table, encoded as the fitted features were.
+
+    With an ``unseen`` list, a category never seen in fitting becomes a missing cell and is
+    recorded there (row position, column, value) instead of raising; see :func:`unseen_notes`."""
     missing = [c for c in features if c not in rows.columns]
     if missing:
         raise ValueError(f"the new rows lack the column(s) {missing}; give every feature (empty = missing).")
     out = pd.DataFrame(index=range(len(rows)))
     for c in features:
-        out[c] = encode_new_column(rows[c], encodings.get(c, {}), c)
+        out[c] = encode_new_column(rows[c], encodings.get(c, {}), c, unseen=unseen)
     return out
+
+
+def unseen_notes(unseen: list, n_rows: int) -> list[str]:
+    """One note per row ("" where there is nothing to say) for the cells of ``unseen`` (as
+    filled by :func:`codes_of`): "'sex' = 'X' never seen in training; scored without it"."""
+    by_row: dict[int, list[str]] = {}
+    for cell in unseen:
+        value = cell["value"]
+        shown = f"'{value}'" if isinstance(value, str) else str(value)  # np.str_ is a str: no repr noise
+        by_row.setdefault(int(cell["row"]), []).append(f"'{cell['column']}' = {shown}")
+    notes = [""] * n_rows
+    for row, cells in by_row.items():
+        notes[row] = "; ".join(cells) + " never seen in training; scored without " + (
+            "it" if len(cells) == 1 else "them")
+    return notes

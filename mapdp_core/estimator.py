@@ -31,13 +31,15 @@ loop and the best-bound choice; the mixtures implement the steps).
 """
 from __future__ import annotations
 
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Iterator
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 
-from ._validation import check_int, check_order, restart_plan
+from ._validation import check_int, check_n_jobs, check_order, check_seed, restart_plan
 from .state import SweepState
 
 
@@ -102,19 +104,100 @@ def summarize_restart(states, restart_key: str, keep: str) -> RestartSummary:
     return RestartSummary(chosen, float(getattr(chosen, restart_key)), objectives, joints, ks, len(objectives))
 
 
-def run_many(function, items, n_jobs=None) -> list:
+class Stopped(Exception):
+    """A restart gave up because its caller was interrupted or failed (see :class:`StopFlag`)."""
+
+
+class StopFlag:
+    """Tells parallel restarts to stop at their next sweep boundary, and lets the caller wait
+    until every running one has.
+
+    The kernels release the GIL, so a restart in a worker thread keeps its core busy after
+    the caller's Ctrl-C unless it is told to stop; a thread cannot be killed from outside, so
+    each restart checks the flag between sweeps (``check``) and counts itself as running
+    (``running``) until it returns. Pickled (sent to another process, e.g. a Dask worker) a
+    flag arrives fresh and unset: remote work cannot be reached from here and runs to its end.
+    """
+
+    def __init__(self):
+        self._event = threading.Event()
+        self._idle = threading.Condition()
+        self._running = 0
+
+    def __reduce__(self):
+        return (StopFlag, ())
+
+    def set(self) -> None:
+        self._event.set()
+
+    def is_set(self) -> bool:
+        return self._event.is_set()
+
+    def check(self) -> None:
+        """Raise :class:`Stopped` if the flag is set."""
+        if self._event.is_set():
+            raise Stopped("stopped at a sweep boundary: the caller was interrupted or failed")
+
+    @contextmanager
+    def running(self):
+        """Count the enclosed work as running until it returns or raises."""
+        with self._idle:
+            self._running += 1
+        try:
+            yield
+        finally:
+            with self._idle:
+                self._running -= 1
+                self._idle.notify_all()
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Wait until no work counted by ``running`` is left; False if ``timeout`` ran out."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._running == 0, timeout)
+
+
+def until_stopped(states, stop: StopFlag):
+    """``states`` (a generator of sweeps) checking ``stop`` before each sweep is computed."""
+    states = iter(states)
+    while True:
+        stop.check()
+        try:
+            state = next(states)
+        except StopIteration:
+            return
+        yield state
+
+
+def run_many(function, items, n_jobs=None, stop: StopFlag | None = None) -> list:
     """``[function(item) for item in items]``, in parallel threads when ``n_jobs`` asks for it.
 
     Threads suffice on one machine because the kernels release the GIL; a user with a Dask
     cluster wraps the call in ``joblib.parallel_config(backend="dask")`` and owns the client.
     Results come back in the order of ``items``, whatever the backend.
+
+    If the caller is interrupted (Ctrl-C) or a call fails, ``stop`` is set, no further item
+    starts, and this returns only when every running call has (a ``function`` that checks
+    ``stop`` between sweeps, see :func:`until_stopped`, ends at its next one); then the
+    exception propagates. joblib alone would return at once and leave the threads running.
     """
     items = list(items)
     if len(items) <= 1 or n_jobs in (None, 1):
         return [function(item) for item in items]
     from joblib import Parallel, delayed
 
-    return Parallel(n_jobs=n_jobs, prefer="threads")(delayed(function)(item) for item in items)
+    stop = StopFlag() if stop is None else stop
+
+    def guarded(item):
+        with stop.running():
+            stop.check()  # an item not started before the stop never starts
+            return function(item)
+
+    try:
+        return Parallel(n_jobs=n_jobs, prefer="threads")(delayed(guarded)(item) for item in items)
+    except BaseException:
+        stop.set()
+        stop.wait_idle()  # a second Ctrl-C here interrupts the wait itself
+        raise
 
 
 class SweepEstimator(ClusterMixin, BaseEstimator):
@@ -148,6 +231,16 @@ class SweepEstimator(ClusterMixin, BaseEstimator):
         return bool(getattr(self, "shuffle", False))
 
     # --------------------------------------------------------------- written once
+    def _check_shared_params(self) -> None:
+        """Check the parameters every algorithm shares (``random_state``, ``n_init``, ``n_jobs``)
+        before anything uses them: at fit time, as scikit-learn does, so that ``set_params``
+        with a bad value is caught by the same message as the constructor's."""
+        seed = getattr(self, "random_state", None)
+        if not isinstance(seed, (np.random.RandomState, np.random.Generator, np.random.SeedSequence)):
+            check_seed(seed, "random_state")  # a RandomState is not touched: checking it would draw from it
+        self._n_restarts()
+        check_n_jobs(getattr(self, "n_jobs", None))
+
     def _plan(self, n_rows: int):
         return restart_plan(self.random_state if hasattr(self, "random_state") else None,
                             self._n_restarts(), n_rows, shuffle=self._shuffles())
@@ -156,6 +249,7 @@ class SweepEstimator(ClusterMixin, BaseEstimator):
         """Validate now and return the generator of restart ``restart`` (0-based), one
         immutable state per step, exactly as ``fit`` runs that restart. ``order`` (a
         permutation of the rows) replaces the restart's visiting order."""
+        self._check_shared_params()
         problem = self._validate(X)
         plan = self._plan(problem.n_rows)
         restart = check_int(restart, "restart", 0)
@@ -168,15 +262,17 @@ class SweepEstimator(ClusterMixin, BaseEstimator):
     def fit(self, X, y=None):
         """Run every restart (in parallel threads with ``n_jobs``) and keep the one with the
         lowest ``restart_key``; ``y`` is ignored."""
+        self._check_shared_params()
         problem = self._validate(X)
         plan = self._plan(problem.n_rows)
+        stop = StopFlag()
 
         def one(task):
             order, seed = task
-            return summarize_restart(self._sweeps(problem, order, np.random.default_rng(seed)),
-                                     self.restart_key, self.keep)
+            states = self._sweeps(problem, order, np.random.default_rng(seed))
+            return summarize_restart(until_stopped(states, stop), self.restart_key, self.keep)
 
-        runs = run_many(one, plan, getattr(self, "n_jobs", None))
+        runs = run_many(one, plan, getattr(self, "n_jobs", None), stop)
         values = np.array([r.value for r in runs])
         return self._set_fitted(problem, runs[int(np.argmin(values))], values)
 
@@ -186,6 +282,7 @@ class SweepEstimator(ClusterMixin, BaseEstimator):
 
         ``restart_values`` gives every restart's ``restart_key`` value (default: this one only).
         """
+        self._check_shared_params()
         problem = self._validate(X)
         summary = summarize_restart(iter(states), self.restart_key, self.keep)
         values = np.asarray([summary.value] if restart_values is None else restart_values, dtype=float)

@@ -6,23 +6,40 @@ reference program (ALGORITHMS.md).
 """
 from __future__ import annotations
 
+import copy
 import math
 import numbers
+import threading
 import time
+import warnings
 from typing import Iterator
 
 import numpy as np
 from scipy.special import gammaln
 from . import _kernels
 from ._model import ModelData
-from ._validation import check_int
+from ._validation import check_bool, check_int, reject_1d
 from .families import FAMILIES
 from .estimator import Control, Problem, SweepEstimator
-from .spec import ParsedData, parse
+from .spec import ParsedData, check_table, parse
 from .state import SweepState
 
 
 _NO_SAMPLING = np.zeros(0)  # empty uniforms: the sweep takes the argmin (MAP-DP)
+
+#: guards the one-time build of a fitted model's prediction statistics (after fitting or
+#: unpickling): module-level because a lock cannot be pickled with the estimator
+_MODEL_LOCK = threading.Lock()
+
+
+class UnseenCategoryWarning(UserWarning):
+    """New rows held categories never seen in fitting; prediction scored those cells as
+    missing (left out of the row's likelihood). ``cells`` lists them as dicts with the row's
+    position, the column and the value; :meth:`MAPDP.unseen_categories` gives the same per row."""
+
+    def __init__(self, message: str, cells: list):
+        super().__init__(message)
+        self.cells = cells
 
 
 def _check_params(N0, tol, max_iter, prior=None) -> None:
@@ -33,6 +50,9 @@ def _check_params(N0, tol, max_iter, prior=None) -> None:
     if isinstance(prior, str) and prior != "auto":
         raise ValueError(f"prior must be 'auto', None (the empirical-Bayes defaults) or a dict of hyperparameters, "
                          f"got {prior!r}.")
+    if not (prior is None or isinstance(prior, (str, dict))):
+        raise TypeError(f"prior must be 'auto', None (the empirical-Bayes defaults) or a dict of hyperparameters, "
+                        f"got {prior!r:.80} of type {type(prior).__name__}.")
     if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not tol >= 0:
         raise ValueError(f"tol must be a number >= 0, got {tol!r}.")
     if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 1:
@@ -248,7 +268,7 @@ class MAPDP(SweepEstimator):
 
     def _n_restarts(self) -> int:
         n_init = check_int(self.n_init, "n_init", 1)
-        return n_init if self.shuffle else 1  # in input order every restart would be the same
+        return n_init if check_bool(self.shuffle, "shuffle") else 1  # in input order every restart would be the same
 
     @classmethod
     def warm_up(cls) -> None:
@@ -268,6 +288,7 @@ class MAPDP(SweepEstimator):
 
     def _validate(self, X) -> Problem:
         _check_params(self.N0, self.tol, self.max_iter, self.prior)
+        check_table(X)  # before the automatic choices: no rows, no columns or repeated names, in plain words
         data, likelihood, prior, N0, auto, choice = X, self.likelihood, self.prior, self.N0, None, None
         if isinstance(likelihood, str) and likelihood == "auto":
             from .auto import auto_likelihood
@@ -374,7 +395,17 @@ class MAPDP(SweepEstimator):
     NEW_CLUSTER = -1
 
     def _check_width(self, X) -> None:
-        """scikit-learn's wording for a wrong number of columns in new rows."""
+        """scikit-learn's wording for a 1-D X or a wrong number of columns in new rows."""
+        if X is None or isinstance(X, (str, bytes, numbers.Number)):
+            raise TypeError(f"X must hold the new rows as a 2-D array of shape (n_rows, {self.n_features_in_}) or a "
+                            f"DataFrame, got {X!r:.40} of type {type(X).__name__}.")
+        if isinstance(X, (np.ndarray, list, tuple)):  # a pandas Series is one row by name, as parse_rows reads it
+            try:
+                one_dimensional = np.ndim(X) == 1
+            except ValueError:  # ragged rows: to_matrix words that
+                one_dimensional = False
+            if one_dimensional:
+                reject_1d(np.shape(X))
         if getattr(self, "_auto", None) is not None:
             return  # encode_rows checks the columns of new rows itself
         if not hasattr(X, "columns") and np.ndim(X) == 2 and np.shape(X)[1] != self.n_features_in_:
@@ -390,40 +421,90 @@ class MAPDP(SweepEstimator):
         return state
 
     def _fitted_model(self) -> ModelData:
-        if getattr(self, "_model", None) is None:
-            import copy
+        """The fitted statistics that prediction reads, built once (after fitting, or at the
+        first prediction after unpickling) and published only when complete, with room for
+        the prior slot, so that prediction never writes to them. Without the lock, threads
+        making the first calls at once read statistics not yet loaded, or arrays that another
+        thread was growing (wrong probabilities, IndexError)."""
+        model = getattr(self, "_model", None)
+        if model is None:
+            with _MODEL_LOCK:
+                model = getattr(self, "_model", None)
+                if model is None:
+                    if not self._parsed.X.flags.writeable:  # e.g. a memory-mapped joblib load
+                        self._parsed = copy.deepcopy(self._parsed)
+                    model = ModelData(self._parsed)
+                    model.start(np.array(self.labels_, dtype=np.int64))  # leaves capacity > K
+                    self._model = model
+        return model
 
-            if not self._parsed.X.flags.writeable:  # e.g. a memory-mapped joblib load
-                self._parsed = copy.deepcopy(self._parsed)
-            self._model = ModelData(self._parsed)
-            self._model.start(np.array(self.labels_, dtype=np.int64))
-        return self._model
-
-    def _log_weights(self, X):
-        """ln N_k - (-ln f(x | theta_k)) for the K clusters and, last, ln N0 + ln f(x | theta0)."""
-        from sklearn.utils.validation import check_is_fitted
-
-        check_is_fitted(self, "labels_")
+    def _encode_new(self, X, unseen: list | None = None) -> np.ndarray:
+        """New rows as the fitted numeric matrix; categories never seen in fitting are coded
+        missing and recorded in ``unseen`` (see :func:`mapdp_core.encoding.codes_of`)."""
         from .spec import parse_rows
 
         self._check_width(X)
-        model = self._fitted_model()
         auto = getattr(self, "_auto", None)
         if auto is not None:  # new rows as the table was given: encoded as the fitted columns were
             from .auto import encode_rows
 
-            X = encode_rows(auto, X)
-        M = parse_rows(X, self._parsed)
+            X = encode_rows(auto, X, unseen=unseen)
+        return parse_rows(X, self._parsed, unseen=unseen)
+
+    def unseen_categories(self, X):
+        """The cells of new rows ``X`` holding a category never seen in fitting, one row per
+        cell: ``row`` (0-based position in X), ``column``, ``value``, and ``note``, the row's
+        note in words. Prediction scores such a cell as missing, i.e. the row without that
+        feature (its likelihood marginalised, as for any gap), and warns with
+        :class:`UnseenCategoryWarning`; an empty table means nothing was left out."""
+        import pandas as pd
+        from sklearn.utils.validation import check_is_fitted
+
+        from .encoding import unseen_notes
+
+        check_is_fitted(self, "labels_")
+        unseen: list = []
+        M = self._encode_new(X, unseen)
+        notes = unseen_notes(unseen, len(M))
+        return pd.DataFrame([{**cell, "note": notes[cell["row"]]} for cell in unseen],
+                            columns=["row", "column", "value", "note"])
+
+    def _log_weights(self, X):
+        """ln N_k - (-ln f(x | theta_k)) for the K clusters and, last, ln N0 + ln f(x | theta0).
+
+        A row so far from every cluster that each density underflows float64 even in logs
+        (a Gaussian exponent beyond 1.8e308: |x - mean| above about 1e154 standard deviations)
+        goes to the new cluster, whose prior predictive is the widest and so dominates in that
+        limit, with the lowest finite log weight; everything else is exact in logs."""
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "labels_")
+        unseen: list = []
+        M = self._encode_new(X, unseen)
+        if unseen:
+            from .encoding import unseen_notes
+
+            notes = [f"row {row}: {note}" for row, note in enumerate(unseen_notes(unseen, len(M))) if note]
+            warnings.warn(UnseenCategoryWarning(
+                f"{len(unseen)} cell(s) of the new rows hold categories never seen in fitting and were scored as "
+                f"missing: {'; '.join(notes[:5])}{' ...' if len(notes) > 5 else ''} (MAPDP.unseen_categories lists "
+                "them all).", unseen), stacklevel=3)
+        model = self._fitted_model()
         nlp, nlp_prior = model.score_rows(M, self.n_clusters_)
         logw = np.empty((len(M), self.n_clusters_ + 1))
         logw[:, :-1] = np.log(self.cluster_sizes_)[None, :] - nlp
         logw[:, -1] = math.log(self.N0_) - nlp_prior
+        beyond = np.all(logw == -np.inf, axis=1)
+        if beyond.any():
+            logw[beyond, -1] = -np.finfo(float).max
         return logw
 
     def predict_proba(self, X) -> np.ndarray:
         """Posterior probability of each fitted cluster and, in the last column, of a new
         cluster, for each new row: p(z = k | x) proportional to N_k f(x | theta_k) and
-        N0 f(x | theta0) (PLOS Appendix E). Missing values are marginalised."""
+        N0 f(x | theta0) (PLOS Appendix E). Missing values are marginalised; so is a category
+        never seen in fitting, with an :class:`UnseenCategoryWarning` (see
+        :meth:`unseen_categories`). Every row gets a distribution, however far out it lies."""
         logw = self._log_weights(X)
         logw -= logw.max(axis=1, keepdims=True)
         w = np.exp(logw)

@@ -74,8 +74,10 @@ def test_dataframe_rows_with_text_categories():
     new = pd.DataFrame({"score": [0.2, 6.1, np.nan], "stage": ["early", "late", "late"]})  # other column order
     pred = m.predict(new)
     assert pred[0] == m.labels_[0] and pred[1] == m.labels_[-1] and pred[2] == m.labels_[-1]
-    with pytest.raises(ValueError, match=r"'stage' has categories \['middle'\] not seen"):
-        m.predict(pd.DataFrame({"stage": ["middle"], "score": [1.0]}))
+    # a category never seen is left out of the row's score (issue 14.5), with a warning naming it
+    with pytest.warns(UserWarning, match=r"'stage' = 'middle' never seen in training; scored without it"):
+        unseen = m.predict_proba(pd.DataFrame({"stage": ["middle"], "score": [1.0]}))
+    np.testing.assert_array_equal(unseen, m.predict_proba(pd.DataFrame({"stage": [None], "score": [1.0]})))
     with pytest.raises(ValueError, match=r"lack the column\(s\) \['score'\]"):
         m.predict(pd.DataFrame({"stage": ["early"]}))
 

@@ -16,6 +16,9 @@ from numba import njit
 
 LOG_2PI = math.log(2.0 * math.pi)
 LOG_PI = math.log(math.pi)
+LOG_2 = math.log(2.0)
+#: the largest whole number float64 holds exactly (2^53); a count beyond it is not a count
+MAX_EXACT_COUNT = 2.0 ** 53
 
 #: Empirical-Bayes default shared by the Gaussian families: a typical cluster's variance
 #: is this fraction of the feature's variance (its spread about 45 %, sqrt(0.2), as wide
@@ -25,7 +28,7 @@ LOG_PI = math.log(math.pi)
 WITHIN_FRACTION = 0.2
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def welford_move(x, k, d, sign, cnt, mean, m2):
     """Add (sign > 0) or remove one observation from a running count/mean/scatter.
 
@@ -56,7 +59,7 @@ def welford_move(x, k, d, sign, cnt, mean, m2):
             cnt[k, d] = n1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def count_sum_move(x, k, d, sign, cnt, total):
     """Add or remove one observation from a count/sum pair (exact for integer data)."""
     if sign > 0:
@@ -71,7 +74,7 @@ def count_sum_move(x, k, d, sign, cnt, total):
             total[k, d] -= x
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def count_sum_without(x, k, d, cnt, total):
     """(count, sum) of cluster k's column d without one observation x, as count_sum_move(-1)
     would leave them, but without changing them (for leave-one-out scores)."""
@@ -81,7 +84,50 @@ def count_sum_without(x, k, d, cnt, total):
     return n, total[k, d] - x
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
+def log1p_square(x, loc, ivs):
+    """ln(1 + (x - loc)^2 ivs), the log kernel of a Student-t, for any finite x.
+
+    Far from loc the square overflows to inf (|x - loc| above about 1e154 times the scale),
+    where ln(1 + t) = ln t to double precision: it is then taken in logarithms, from half
+    the residual so that x - loc cannot overflow either. A NaN x stays NaN."""
+    r = x - loc
+    t = r * r * ivs
+    if t != math.inf:
+        return math.log1p(t)
+    return 2.0 * (math.log(abs(0.5 * x - 0.5 * loc)) + LOG_2) + math.log(ivs)
+
+
+@njit(cache=True, _nrt=False)
+def half_square(x, loc, var):
+    """(x - loc)^2 / (2 var), the Gaussian's exponent, scaled before squaring when the plain
+    square overflows (it is then inf only when the exponent itself is beyond float64)."""
+    r = x - loc
+    t = 0.5 * r * r / var
+    if t != math.inf:
+        return t
+    z = (0.5 * x - 0.5 * loc) / math.sqrt(var)  # half the standardised residual
+    return 2.0 * z * z
+
+
+@njit(cache=True, _nrt=False)
+def lgamma_difference(x, b, c):
+    """ln G(x + b) - ln G(x + c) for x >= 0 and b, c > 0.
+
+    Each lgamma grows like x ln x, so for a huge x (a far-out count) the plain difference
+    cancels to rounding noise (to 0 at x = 1e200, where x + b == x + c). From 1e6 on it is
+    taken from Stirling's series, in which the large terms cancel analytically:
+    (z_c - 1/2) ln(1 + (b - c)/z_c) + (b - c) ln z_b - (b - c) + (c - b)/(12 z_b z_c); the
+    next term is below 1e-20 there."""
+    zb = x + b
+    zc = x + c
+    if zb < 1e6 or zc < 1e6:
+        return math.lgamma(zb) - math.lgamma(zc)
+    d = b - c
+    return (zc - 0.5) * math.log1p(d / zc) + d * math.log(zb) - d - d / (12.0 * zb * zc)
+
+
+@njit(cache=True, _nrt=False)
 def log_beta(a, b):
     return math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
 
@@ -208,6 +254,12 @@ def check_counts(X: np.ndarray, names, family: str, integer: bool) -> None:
             raise ValueError(
                 f"column '{names[j]}' has {negative} negative value(s); {family} needs values >= 0."
             )
+        if integer and np.any(col > MAX_EXACT_COUNT):
+            raise ValueError(
+                f"column '{names[j]}' has {int(np.sum(col > MAX_EXACT_COUNT))} value(s) above 2^53 "
+                f"(about 9.0e15, e.g. {col.max():.3g}), beyond the whole numbers float64 holds exactly; "
+                f"check those values (a misread cell?) or model the column as real-valued."
+            )
         if integer:
             fractional = int(np.sum(col != np.round(col)))
             if fractional:
@@ -217,7 +269,7 @@ def check_counts(X: np.ndarray, names, family: str, integer: bool) -> None:
                 )
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def observed_indices(X, i, idx) -> int:
     """Write the columns where row i of X is observed (not NaN) to idx; return how many."""
     p = 0
@@ -228,7 +280,7 @@ def observed_indices(X, i, idx) -> int:
     return p
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def cholesky_in_place(S, p) -> None:
     """Overwrite the lower triangle of the p x p leading block of S, which holds a symmetric
     positive definite matrix, with its lower Cholesky factor (row by row). A pivot is
@@ -244,7 +296,7 @@ def cholesky_in_place(S, p) -> None:
                 S[r, c] = t / S[c, c]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def forward_solve(S, p, y) -> float:
     """In place y <- S^-1 y for the lower-triangular p x p leading block of S; returns |y|^2."""
     q = 0.0
@@ -257,7 +309,7 @@ def forward_solve(S, p, y) -> float:
     return q
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def back_solve(S, p, y) -> None:
     """In place y <- S^-T y for the lower-triangular p x p leading block of S."""
     for r in range(p - 1, -1, -1):
@@ -267,7 +319,7 @@ def back_solve(S, p, y) -> None:
         y[r] = s / S[r, r]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def log_diagonal_sum(S, p) -> float:
     """sum ln S[r, r] over the p x p leading block: half the log-determinant of S S^T."""
     out = 0.0

@@ -29,7 +29,7 @@ LAYOUT = ("X", "a0", "b0", "ntr", "cnt", "total", "alpha", "beta", "lnB", "nl1",
 N_FIXED = 4
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _refresh_column(k, d, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
     a = a0[d] + total[k, d]
     b = b0[d] + ntr[d] * cnt[k, d] - total[k, d]

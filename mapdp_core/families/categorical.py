@@ -144,11 +144,34 @@ def _per_column(alpha0, X: np.ndarray) -> list:
     return [a.copy() for _ in range(D)]
 
 
+#: a column with more distinct categories than this fraction of its observed rows (and more
+#: than IDENTIFIER_MIN_LEVELS) is refused: most of its categories occur once or twice, so they
+#: cannot tell clusters apart, and every cluster would carry a count per category. The floor
+#: keeps the rule to where that memory matters, and off the automatic search's subsample
+#: (auto.SEARCH_ROWS = 500 rows cannot hold 1000 categories), which must not refuse a column
+#: that the whole table supports.
+IDENTIFIER_FRACTION = 0.5
+IDENTIFIER_MIN_LEVELS = 1000
+
+
+def check_not_identifier(X: np.ndarray, names) -> None:
+    """Refuse a column that looks like an identifier (see IDENTIFIER_FRACTION), naming it."""
+    for j in range(X.shape[1]):
+        col = X[:, j][~np.isnan(X[:, j])]
+        levels = np.unique(col).size
+        if levels > IDENTIFIER_MIN_LEVELS and levels > IDENTIFIER_FRACTION * col.size:
+            raise ValueError(
+                f"column '{names[j]}' has {levels} different categories in {col.size} rows: it looks like an "
+                "identifier (most categories occur once or twice, so they cannot tell clusters apart, and each "
+                "cluster would keep a count for every category); leave it out, or group its rare categories.")
+
+
 def resolve_prior(user: dict, X: np.ndarray, names, family: str = NAME) -> dict:
     unknown = set(user) - {"alpha0"}
     if unknown:
         raise ValueError(f"unknown {NAME} prior key(s) {sorted(unknown)}; expected ['alpha0'].")
     check_data(X, names)
+    check_not_identifier(X, names)
     if "alpha0" in user:
         alphas = _per_column(user["alpha0"], X)
     else:

@@ -24,7 +24,7 @@ LAYOUT = ("X", "a0", "b0", "cnt", "total", "alpha", "beta", "lc")
 N_FIXED = 3
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _refresh_column(k, d, a0, b0, cnt, total, alpha, beta, lc):
     a = a0[d] + cnt[k, d]
     b = b0[d] + total[k, d]

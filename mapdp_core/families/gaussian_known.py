@@ -45,7 +45,7 @@ import scipy.linalg
 from numba import njit
 
 from ._common import (LOG_2PI, WITHIN_FRACTION, as_column_vector, back_solve, cholesky_in_place, column_sd, forward_solve,
-                      log_diagonal_sum, merge_prior, observed_indices, spd_matrix, spread_sentence,
+                      half_square, log_diagonal_sum, merge_prior, observed_indices, spd_matrix, spread_sentence,
                       welford_move)
 
 SPHERICAL = "spherical_gaussian"
@@ -61,7 +61,7 @@ LAYOUT = ("X", "mu0", "tau2", "s2", "raw", "tox", "toy", "work", "cnt", "mean", 
 N_FIXED = 8
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _refresh_column(k, d, mu0, tau2, s2, cnt, mean, pm, pv, pc):
     n = cnt[k, d]
     tau_n = 1.0 / (1.0 / tau2[d] + n / s2[d])
@@ -80,7 +80,7 @@ def reset(k, fam):
         _refresh_column(k, d, mu0, tau2, s2, cnt, mean, pm, pv, pc)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _has_gap(i, raw):
     if raw.shape[0] == 0:  # no known-covariance block has gaps: the per-coordinate path
         return False
@@ -90,7 +90,7 @@ def _has_gap(i, raw):
     return False
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _observed_factor(i, raw, tox, m, v, work):
     """For row i's observed entries o: the Cholesky factor of C_oo, C = V diag(v) V^T, in
     work[:p, :p], the indices o in work[D], and (V m)_o in work[D + 2]. Returns p = |o|.
@@ -116,7 +116,7 @@ def _observed_factor(i, raw, tox, m, v, work):
     return p
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _observed_residual(i, raw, tox, m, v, work):
     """_observed_factor, then the residual x_o - (V m)_o of row i into work[D + 1]; returns p."""
     D = raw.shape[1]
@@ -126,7 +126,7 @@ def _observed_residual(i, raw, tox, m, v, work):
     return p
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _marginal_nlp(i, raw, tox, m, v, work):
     """-ln N(x_o; (V m)_o, (V diag(v) V^T)_oo): eq 17 on the observed entries of row i,
     in data units (the Jacobian included)."""
@@ -137,7 +137,7 @@ def _marginal_nlp(i, raw, tox, m, v, work):
     return 0.5 * q + log_diagonal_sum(S, p) + 0.5 * p * LOG_2PI
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _complete_row(i, X, raw, tox, toy, m, v, work):
     """Y[i] = V^-1 x with each missing entry of x set to E[x_mis | x_o] = m_mis +
     C_mo C_oo^-1 (x_o - m_o) under the predictive N(V m, V diag(v) V^T) (Appendix F)."""
@@ -175,7 +175,7 @@ def _complete_row(i, X, raw, tox, toy, m, v, work):
         X[i, d] = t
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _alone(a, toy):
     """Whether coordinate a maps to its own independent coordinate and to no other (its
     block is spherical or has one column), so that a gap there needs no completion."""
@@ -210,6 +210,21 @@ def nlp(i, k, fam):
         if not math.isnan(x):
             r = x - pm[k, d]
             out += 0.5 * r * r / pv[k, d] + pc[k, d]
+    # +inf only when a square overflowed (a far-out row): rescored with the overflow-safe
+    # kernel. Checking once here, not per term, keeps the sweep as fast as before the check.
+    if out < math.inf:
+        return out
+    return _far_nlp(i, k, X, pm, pv, pc)
+
+
+@njit(cache=True, _nrt=False)
+def _far_nlp(i, k, X, pm, pv, pc):
+    """nlp for a row whose squared residual overflows, each square scaled first."""
+    out = 0.0
+    for d in range(X.shape[1]):
+        x = X[i, d]
+        if not math.isnan(x):
+            out += half_square(x, pm[k, d], pv[k, d]) + pc[k, d]
     return out
 
 
@@ -225,12 +240,11 @@ def nlp_loo(i, k, fam):
         x = X[i, d]
         if not math.isnan(x):
             loc, var = _loo_column(x, k, d, mu0, tau2, s2, cnt, mean)
-            r = x - loc
-            out += 0.5 * r * r / var + 0.5 * (LOG_2PI + math.log(var))
+            out += half_square(x, loc, var) + 0.5 * (LOG_2PI + math.log(var))
     return out
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _loo_column(x, k, d, mu0, tau2, s2, cnt, mean):
     """Predictive location and variance of coordinate d of cluster k without the value x."""
     n1 = cnt[k, d] - 1.0
@@ -243,7 +257,7 @@ def _loo_column(x, k, d, mu0, tau2, s2, cnt, mean):
     return tau_n * (mu0[d] / tau2[d] + n1 * mu / s2[d]), tau_n + s2[d]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _marginal_nlp_loo(i, k, X, mu0, tau2, s2, raw, tox, work, cnt, mean, pm, pv):
     """The observed-entries marginal of a row with gaps under cluster k without the row
     (X[i] holds the completed values it entered with; NaN where it did not enter)."""

@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from ._common import (build_columns, check_counts, count_sum_move, count_sum_without,
-                      log_beta, resolve_vector_prior, typical_values)
+                      lgamma_difference, log_beta, resolve_vector_prior, typical_values)
 
 NAME = "geometric"
 PRIOR_KEYS = ("alpha0", "beta0")
@@ -25,7 +25,7 @@ LAYOUT = ("X", "a0", "b0", "cnt", "total", "lc", "beta", "apb")
 N_FIXED = 3
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _refresh_column(k, d, a0, b0, cnt, total, lc, beta, apb):
     a = a0[d] + cnt[k, d]
     b = b0[d] + total[k, d]
@@ -60,7 +60,7 @@ def nlp(i, k, fam):
     for d in range(X.shape[1]):
         x = X[i, d]
         if not math.isnan(x):
-            out -= lc[k, d] + math.lgamma(beta[k, d] + x) - math.lgamma(apb[k, d] + x + 1.0)
+            out -= lc[k, d] + lgamma_difference(x, beta[k, d], apb[k, d] + 1.0)
     return out
 
 
@@ -77,7 +77,7 @@ def nlp_loo(i, k, fam):
         n, t = count_sum_without(x, k, d, cnt, total)
         a = a0[d] + n
         b = b0[d] + t
-        out -= (math.log(a) - math.lgamma(b) + math.lgamma(a + b)) + math.lgamma(b + x) - math.lgamma(a + b + x + 1.0)
+        out -= (math.log(a) - math.lgamma(b) + math.lgamma(a + b)) + lgamma_difference(x, b, a + b + 1.0)
     return out
 
 @njit(cache=True, inline="always")

@@ -24,8 +24,8 @@ import math
 import numpy as np
 from numba import njit
 
-from ._common import (LOG_2PI, LOG_PI, WITHIN_FRACTION, build_columns, column_sd, resolve_vector_prior, spread_sentence,
-                      welford_move)
+from ._common import (LOG_2PI, LOG_PI, WITHIN_FRACTION, build_columns, column_sd, log1p_square, resolve_vector_prior,
+                      spread_sentence, welford_move)
 
 NAME = "normal_gamma"
 PRIOR_KEYS = ("m0", "c0", "a0", "b0")
@@ -34,7 +34,7 @@ LAYOUT = ("X", "m0", "c0", "a0", "b0", "cnt", "mean", "m2", "loc", "ivs", "hexp"
 N_FIXED = 5
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _refresh_column(k, d, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const):
     n = cnt[k, d]
     cn = c0[d] + n
@@ -79,6 +79,21 @@ def nlp(i, k, fam):
         if not math.isnan(x):
             r = x - loc[k, d]
             out += hexp[k, d] * math.log1p(r * r * ivs[k, d]) + const[k, d]
+    # +inf only when a square overflowed (a far-out row): rescored with the overflow-safe
+    # kernel. Checking once here, not per term, keeps the sweep as fast as before the check.
+    if out < math.inf:
+        return out
+    return _far_nlp(i, k, X, loc, ivs, hexp, const)
+
+
+@njit(cache=True, _nrt=False)
+def _far_nlp(i, k, X, loc, ivs, hexp, const):
+    """nlp for a row whose squared residual overflows, term by term in logarithms."""
+    out = 0.0
+    for d in range(X.shape[1]):
+        x = X[i, d]
+        if not math.isnan(x):
+            out += hexp[k, d] * log1p_square(x, loc[k, d], ivs[k, d]) + const[k, d]
     return out
 
 
@@ -109,11 +124,11 @@ def nlp_loo(i, k, fam):
         bn = b0[d] + 0.5 * ss + 0.5 * c0[d] * n * r * r / cn
         nu = 2.0 * an
         s = bn * (cn + 1.0) / (an * cn)
-        e = x - (c0[d] * m0[d] + n * mu) / cn
+        loc_d = (c0[d] * m0[d] + n * mu) / cn
         inv_nu_s = 1.0 / (nu * s)
         const_d = (math.lgamma(0.5 * nu) - math.lgamma(0.5 * (nu + 1.0))
                    + 0.5 * (math.log(nu) + LOG_PI + math.log(s)))
-        out += 0.5 * (nu + 1.0) * math.log1p(e * e * inv_nu_s) + const_d
+        out += 0.5 * (nu + 1.0) * log1p_square(x, loc_d, inv_nu_s) + const_d
     return out
 
 @njit(cache=True, inline="always")

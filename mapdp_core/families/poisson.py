@@ -25,7 +25,7 @@ LAYOUT = ("X", "a0", "b0", "cnt", "total", "alpha", "lga", "alp", "lb1")
 N_FIXED = 3
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _refresh_column(k, d, a0, b0, cnt, total, alpha, lga, alp, lb1):
     a = a0[d] + total[k, d]
     b = b0[d] + cnt[k, d]
