@@ -7,9 +7,10 @@ with PLOS Section 5.2 already clustered, a scenario where K-means fails.
 """
 import streamlit as st
 
-from ui import common
+from ui import common, layout
 
 st.set_page_config(page_title="MAP-DP Explorer", page_icon=":material/scatter_plot:", layout="wide")
+layout.apply()  # page padding, wrapping pills, charts that scroll rather than squash (ui/layout.py)
 
 PAGES = [
     st.Page("pages/home.py", title="Home", icon=":material/home:"),
@@ -20,8 +21,17 @@ PAGES = [
     st.Page("pages/subtypes.py", title="Subtypes", icon=":material/groups:"),
     st.Page("pages/predict.py", title="Predict", icon=":material/person_search:"),
 ]
-page = st.navigation(PAGES)  # before anything slow: the sidebar shows these pages from the first paint
+# Because pages/ exists, Streamlit first runs a "pages folder" shim that lists every file of pages/
+# by its lower-case name ("app", "compare", ...) until this script's st.navigation replaces the
+# list: that list is what a visitor saw first. .streamlit/config.toml hides it
+# (client.showSidebarNavigation = false), which hides st.navigation's own list too, so the pages
+# are listed here as links, before anything slow.
+page = st.navigation(PAGES, position="hidden")
+for listed in PAGES:
+    st.sidebar.page_link(listed)
+st.sidebar.divider()
 common.warm_up()
+common.settings_from_link()  # a shared link's settings (never data), once per session, before any page reads them
 badge = st.sidebar.empty()
 named = common.data_badge()
 badge.markdown(named)  # before the page, so the sidebar never stands empty during a run

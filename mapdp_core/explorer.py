@@ -16,6 +16,7 @@ one likelihood per column and marginalises the gaps (PLOS Appendix F).
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -42,7 +43,7 @@ from .tuning import scaled_prior
 __all__ = [
     "AppData", "Run", "Frames", "scenario_data", "builtin_data", "crp_data", "clinical_data", "table_data",
     "numeric_matrix", "projection", "display_sample", "run", "estimator", "algorithm", "ALGORITHMS", "run_mapdp", "run_kmeans", "run_dpmeans",
-    "with_likelihood", "encode_new_rows", "lambda_for_k", "fitted_model", "compare", "compare_summary", "COMPARED", "assignments", "cluster_heatmap", "animation_frames", "DISPLAY_MAX", "MAX_FRAMES",
+    "with_likelihood", "encode_new_rows", "lambda_for_k", "fitted_model", "compare", "compare_estimate", "compare_summary", "COMPARED", "assignments", "cluster_heatmap", "animation_frames", "DISPLAY_MAX", "MAX_FRAMES",
 ]
 
 #: Most points drawn in a scatter; above this a random sample is shown (and the app says so).
@@ -81,6 +82,8 @@ class AppData:
         Per feature, how it was encoded (see :func:`mapdp_core.loading.prepare`).
     key : str
         A digest of the features and likelihood: equal keys mean the same clustering problem.
+    id_column : str or None
+        The column of ``table`` that identifies each row (role "identifier"), if there is one.
     """
 
     name: str
@@ -93,6 +96,7 @@ class AppData:
     notes: tuple = ()
     encodings: dict = field(default_factory=dict, repr=False)
     key: str = ""
+    id_column: str | None = None
 
     def __post_init__(self):
         if not self.key:
@@ -159,7 +163,8 @@ def builtin_data(name: str) -> AppData:
     per_column = {c: fam for key, fam in spec.items() for c in (key if isinstance(key, tuple) else (key,))}
     data = with_likelihood(table_data(table, roles={"label": "label"}, families=per_column, name=name), per_column)
     return AppData(name=name, table=table, X=data.X, likelihood=data.likelihood, truth=data.truth,
-                   truth_names=data.truth_names, encodings=data.encodings, notes=data.notes, description=description)
+                   truth_names=data.truth_names, encodings=data.encodings, notes=data.notes, description=description,
+                   id_column=data.id_column)
 
 
 def crp_data(n: int = 2000, N0: float = 3.0, d: int = 2, seed: int = 0) -> AppData:
@@ -195,9 +200,11 @@ def table_data(table: pd.DataFrame, roles=None, families=None, standardize: str 
     :func:`mapdp_core.loading.prepare`. Every row is kept, in order."""
     prepared = prepare(table, roles=roles, families=families, standardize=standardize)
     truth, names = _codes(prepared.labels)
+    ids = prepared.ids
     return AppData(name=name, table=table, X=prepared.X.astype(float), likelihood=dict(prepared.likelihood),
                    truth=truth, truth_names=names, notes=tuple(prepared.notes), encodings=prepared.encodings,
-                   description=f"{name}: {len(table)} rows, {prepared.X.shape[1]} features.")
+                   description=f"{name}: {len(table)} rows, {prepared.X.shape[1]} features.",
+                   id_column=None if ids is None else ids.name)
 
 
 def with_likelihood(data: AppData, families: dict) -> AppData:
@@ -224,16 +231,18 @@ def with_likelihood(data: AppData, families: dict) -> AppData:
     parse(data.X, ordered)  # the engine's own checks, with its messages
     return AppData(name=data.name, table=data.table, X=data.X, likelihood=ordered, truth=data.truth,
                    truth_names=data.truth_names, description=data.description, notes=data.notes,
-                   encodings=data.encodings)
+                   encodings=data.encodings, id_column=data.id_column)
 
 
-def encode_new_rows(data: AppData, rows: pd.DataFrame) -> pd.DataFrame:
+def encode_new_rows(data: AppData, rows: pd.DataFrame, *, unseen: list | None = None) -> pd.DataFrame:
     """New rows, given as in the original table, encoded as ``data.X`` was (category codes,
-    shifts, standardisation; see :func:`mapdp_core.loading.prepare`). A value never seen in a
-    categorical column, or text in a numeric one, raises ValueError naming it."""
+    shifts, standardisation; see :func:`mapdp_core.loading.prepare`). Text in a numeric column
+    raises ValueError naming it; so does a value never seen in a categorical column, unless
+    ``unseen`` is a list: then that cell becomes missing and is recorded there (see
+    :func:`mapdp_core.encoding.unseen_notes`)."""
     from .encoding import encode_new_rows as encode  # the one encoding path (mapdp_core.encoding)
 
-    return encode(rows, data.features, data.encodings)
+    return encode(rows, data.features, data.encodings, unseen=unseen)
 
 
 def numeric_matrix(data: AppData) -> np.ndarray:
@@ -496,7 +505,8 @@ COMPARED = tuple(ALGORITHMS)
 def compare(data: AppData, algorithms=None, *, N0: float = 3.0, spread: float = 1.0, weight: float = 1.0,
             structure: str = "independent", K: int = 3, lam: float | None = None, restarts: int = 5, seed: int = 0, gibbs_sweeps: int = 100,
             vdp_components: int = 20, time_budget: float = 600.0, should_stop: Callable[[], bool] | None = None,
-            on_step: Callable[[int, int], None] | None = None) -> pd.DataFrame:
+            on_step: Callable[[int, int], None] | None = None,
+            on_algorithm: Callable[[str, int, int], None] | None = None) -> pd.DataFrame:
     """Every chosen algorithm over ``restarts`` seeds: one tidy row per (algorithm, restart).
 
     Each algorithm is a :func:`run` with its restarts. MAP-DP restarts visit rows in random
@@ -507,6 +517,8 @@ def compare(data: AppData, algorithms=None, *, N0: float = 3.0, spread: float = 
     components and the variational DP Gaussian mixture (Blei & Jordan, truncated at
     ``vdp_components``) run on :func:`numeric_matrix`. ``time_budget`` (seconds, for the
     whole comparison) and ``should_stop`` end it early with the restarts done so far.
+    ``on_step(restarts done, restarts in all)`` is called after every restart and
+    ``on_algorithm(name, its position from 1, number of algorithms)`` before each algorithm.
 
     Returns
     -------
@@ -519,14 +531,9 @@ def compare(data: AppData, algorithms=None, *, N0: float = 3.0, spread: float = 
     if unknown:
         raise ValueError(f"unknown algorithm(s) {unknown}; choose among {list(ALGORITHMS)}.")
     restarts = check_int(restarts, "restarts", 1)
-    mixed = {"N0": N0, "spread": spread, "weight": weight, "structure": structure}
-    settings = {"MAP-DP": mixed, "Gibbs": {**mixed, "n_sweeps": int(gibbs_sweeps)}, "K-means": {"n_clusters": K},
-                "E-M": {"n_components": K}, "Variational DP": {"n_components": vdp_components}}
     Z = numeric_matrix(data) if any(ALGORITHMS[a].input == "numeric" for a in algorithms) else None
-    if "DP-means" in algorithms:
-        if lam is None:
-            lam = lambda_for_k(data, run(data, "MAP-DP", mixed).final.n_clusters, Z)[0]
-        settings["DP-means"] = {"lam": float(lam)}
+    settings = _compared_settings(data, algorithms, N0=N0, spread=spread, weight=weight, structure=structure, K=K,
+                                  lam=lam, gibbs_sweeps=gibbs_sweeps, vdp_components=vdp_components, Z=Z)
     deadline = time.perf_counter() + float(time_budget)
     tables, done, total = [], 0, len(algorithms) * restarts
 
@@ -534,10 +541,12 @@ def compare(data: AppData, algorithms=None, *, N0: float = 3.0, spread: float = 
         if on_step is not None:
             on_step(done + finished, total)
 
-    for name in algorithms:
+    for position, name in enumerate(algorithms, start=1):
         left = deadline - time.perf_counter()
         if left <= 0 or (should_stop is not None and should_stop()):
             break
+        if on_algorithm is not None:
+            on_algorithm(name, position, len(algorithms))
         X = Z if ALGORITHMS[name].input == "numeric" else None
         result = run(data, name, settings.get(name, {}), restarts=restarts, seed=seed, time_budget=left,
                      should_stop=should_stop, on_restart=step, X=X)
@@ -548,6 +557,65 @@ def compare(data: AppData, algorithms=None, *, N0: float = 3.0, spread: float = 
     table = pd.concat(tables, ignore_index=True)
     first = ["algorithm", "restart", "K", "iterations", "seconds", "objective"]
     return table[first + [c for c in table.columns if c not in first]]
+
+
+def _compared_settings(data: AppData, algorithms, *, N0, spread, weight, structure, K, lam, gibbs_sweeps,
+                       vdp_components, Z) -> dict:
+    """Each compared algorithm's settings (see :func:`compare`); DP-means' lambda, when not given,
+    is the one that gives MAP-DP's K."""
+    mixed = {"N0": N0, "spread": spread, "weight": weight, "structure": structure}
+    settings = {"MAP-DP": mixed, "Gibbs": {**mixed, "n_sweeps": int(gibbs_sweeps)}, "K-means": {"n_clusters": K},
+                "E-M": {"n_components": K}, "Variational DP": {"n_components": vdp_components}}
+    if "DP-means" in algorithms:
+        if lam is None:
+            lam = lambda_for_k(data, run(data, "MAP-DP", mixed).final.n_clusters, Z)[0]
+        settings["DP-means"] = {"lam": float(lam)}
+    return settings
+
+
+def compare_estimate(data: AppData, algorithms, *, N0: float = 3.0, spread: float = 1.0, weight: float = 1.0,
+                     structure: str = "independent", K: int = 3, lam: float | None = None, restarts: int = 5,
+                     seed: int = 0, gibbs_sweeps: int = 100, vdp_components: int = 20, probe_steps: int = 4,
+                     probe_seconds: float = 1.0) -> pd.DataFrame:
+    """How long :func:`compare` may take with these settings, from a short measurement on ``data``.
+
+    Each algorithm runs the first steps of one restart (``probe_steps``, fewer once
+    ``probe_seconds`` have passed): the first gives its set-up time, the slowest of the others
+    the time of one step (step times vary by a factor of 2 or more on a busy machine, so the
+    slowest is the safer guess). A restart may take up to its step limit (Gibbs: exactly
+    ``gibbs_sweeps`` sweeps; the others stop earlier when they converge, so theirs is an upper bound).
+
+    Returns
+    -------
+    DataFrame
+        One row per algorithm: ``algorithm``, ``setup_seconds``, ``step_seconds``, ``max_steps``
+        and ``max_seconds`` (for all ``restarts``).
+    """
+    algorithms = list(algorithms)
+    unknown = [a for a in algorithms if a not in ALGORITHMS]
+    if unknown:
+        raise ValueError(f"unknown algorithm(s) {unknown}; choose among {list(ALGORITHMS)}.")
+    restarts = check_int(restarts, "restarts", 1)
+    Z = numeric_matrix(data) if any(ALGORITHMS[a].input == "numeric" for a in algorithms) else None
+    settings = _compared_settings(data, algorithms, N0=N0, spread=spread, weight=weight, structure=structure, K=K,
+                                  lam=lam, gibbs_sweeps=gibbs_sweeps, vdp_components=vdp_components, Z=Z)
+    rows = []
+    for name in algorithms:
+        est, X = estimator(data, name, settings.get(name, {}), restarts=1, seed=seed)
+        X = Z if ALGORITHMS[name].input == "numeric" else X
+        params = est.get_params()
+        max_steps = int(params.get("n_sweeps") or params.get("max_iter") or 100)
+        t0 = time.perf_counter()
+        marks = []
+        for _ in est.iter_sweeps(X, restart=0):
+            marks.append(time.perf_counter() - t0)
+            if len(marks) >= max(int(probe_steps), 2) or (len(marks) >= 2 and marks[-1] > probe_seconds):
+                break
+        setup = marks[0] if marks else 0.0
+        step = float(np.max(np.diff(marks))) if len(marks) >= 2 else setup
+        rows.append({"algorithm": name, "setup_seconds": setup, "step_seconds": step, "max_steps": max_steps,
+                     "max_seconds": restarts * (setup + step * max(max_steps - 1, 0))})
+    return pd.DataFrame(rows, columns=["algorithm", "setup_seconds", "step_seconds", "max_steps", "max_seconds"])
 
 
 def compare_summary(table: pd.DataFrame) -> pd.DataFrame:
@@ -706,3 +774,256 @@ def animation_frames(runs: list[Run], coords: np.ndarray, sample: np.ndarray | N
         info.append(pd.DataFrame(rows))
     n_frames = max((len(s) for s in sweeps), default=0)
     return Frames(algorithms, sweeps, colours, ellipses, info, n_frames, history)
+
+
+# ----------------------------------------------------------------------------- what the pages display
+
+#: The smallest p-value shown as a number; below it the test is past double precision (scipy returns 0).
+P_FLOOR = 1e-300
+
+
+def format_p(p) -> str:
+    """A p- or q-value as a person reads it: 2 significant figures, scientific below 1e-3
+    ("3.2e-05"), "< 1e-300" at the floor of double precision, "" when missing."""
+    if p is None or not np.isfinite(p):
+        return ""
+    p = float(p)
+    if p < P_FLOOR:
+        return "< 1e-300"
+    if p < 1e-3:
+        return f"{p:.1e}"
+    return f"{p:.2g}"
+
+
+def _format_number(x) -> str:
+    return "–" if x is None or not np.isfinite(x) else f"{float(x):.3g}"
+
+
+def tests_for_display(tests: pd.DataFrame) -> pd.DataFrame:
+    """:func:`mapdp_core.profiles.feature_tests` for reading: p and q formatted by :func:`format_p`,
+    the statistic and effect size to 3 significant figures ("–" where a test has none, as Fisher's),
+    and, where a feature could not be tested, its reason in place of a blank p-value."""
+    out = tests.copy()
+    untested = out["p_value"].isna()
+    reason = out["note"].where(out["note"].astype(bool), "not tested")
+    out["p_value"] = [f"not testable: {r}" if miss else format_p(p)
+                      for p, miss, r in zip(tests["p_value"], untested, reason)]
+    out["q_value"] = ["–" if miss else format_p(q) for q, miss in zip(tests["q_value"], untested)]
+    out["significant"] = ["–" if miss else ("yes" if sig else "no") for sig, miss in zip(tests["significant"], untested)]
+    for col in ("statistic", "effect_size"):
+        out[col] = [_format_number(x) for x in tests[col]]
+    out["test"] = out["test"].fillna("–")
+    out["effect"] = out["effect"].fillna("–")
+    out["note"] = out["note"].where(~untested, "")  # said once, in the p-value column
+    return out
+
+
+def decoded_features(data: AppData, X: pd.DataFrame) -> pd.DataFrame:
+    """Feature values in the table's own terms: category codes back to their names, shifted
+    scores and standardised measurements back to their original units (see
+    :func:`mapdp_core.loading.prepare`); columns already holding names are left alone."""
+    out = X.copy()
+    for c in out.columns:
+        enc = data.encodings.get(c, {})
+        col = out[c]
+        if not pd.api.types.is_numeric_dtype(col):
+            continue
+        if "codes" in enc:
+            names = list(enc["codes"])
+            out[c] = [None if not np.isfinite(v) else names[int(round(v))] if 0 <= round(v) < len(names) else v
+                      for v in col.to_numpy(dtype=float)]
+            continue
+        x = col.to_numpy(dtype=float)
+        if "center" in enc:
+            x = x * enc["scale"] + enc["center"]
+        if "shift" in enc:
+            x = x + enc["shift"]
+        out[c] = x
+    return out
+
+
+def row_ids(data: AppData) -> tuple[str, pd.Series]:
+    """How to name each row on screen: the identifier column if the data have one, else the
+    1-based row number. Returns the column's name and the values, one per row in order."""
+    if data.id_column is not None and data.id_column in data.table.columns:
+        return str(data.id_column), data.table[data.id_column].reset_index(drop=True)
+    return "row", pd.Series(np.arange(1, data.n_rows + 1))
+
+
+def imputed_rows(data: AppData, labels, filled: pd.DataFrame, was_missing: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The rows that had gaps, with the gaps filled (from :meth:`mapdp_core.MAPDP.impute`), for display.
+
+    Returns
+    -------
+    table : DataFrame
+        The row's id (see :func:`row_ids`), its cluster, ``filled`` (the names of the features
+        filled in that row) and the features in the table's own terms (:func:`decoded_features`).
+    mask : DataFrame of bool, same shape as ``table``
+        True where a cell was filled.
+    """
+    labels = np.asarray(labels)
+    missing = was_missing.to_numpy(dtype=bool)
+    if labels.shape != (data.n_rows,) or missing.shape != (data.n_rows, len(filled.columns)):
+        raise ValueError(f"need one label and one row of gaps per row of '{data.name}' ({data.n_rows} rows).")
+    rows = missing.any(axis=1)
+    id_name, ids = row_ids(data)
+    values = decoded_features(data, filled.reset_index(drop=True))
+    names = np.asarray(filled.columns, dtype=object)
+    table = pd.DataFrame({id_name: ids.to_numpy()[rows], "cluster": labels[rows],
+                          "filled": [", ".join(map(str, names[m])) for m in missing[rows]]})
+    table = pd.concat([table, values[rows].reset_index(drop=True)], axis=1)
+    mask = pd.DataFrame(False, index=table.index, columns=table.columns)
+    mask.loc[:, list(filled.columns)] = missing[rows]
+    return table, mask
+
+
+def expected_clusters_curve(n0_values, n_max: int, points: int = 60) -> pd.DataFrame:
+    """The CRP prior's expected number of clusters against the number of rows, for each N0:
+    E[K | N] = sum_{i=1..N} N0 / (N0 + i - 1) (PLOS Appendix G), at about ``points`` values
+    of N from 1 to ``n_max`` spaced on a log scale.
+
+    Returns
+    -------
+    DataFrame
+        ``N0``, ``N``, ``expected_K``.
+    """
+    n_max = check_int(n_max, "n_max", 1)
+    n0_values = [float(v) for v in n0_values]
+    if not n0_values or any(not np.isfinite(v) or v <= 0 for v in n0_values):
+        raise ValueError(f"N0 values must be positive numbers, got {n0_values}.")
+    grid = np.unique(np.round(np.logspace(0, np.log10(n_max), points)).astype(np.int64))
+    i = np.arange(1, n_max + 1, dtype=float)
+    frames = []
+    for n0 in n0_values:
+        cumulative = np.cumsum(n0 / (n0 + i - 1.0))
+        frames.append(pd.DataFrame({"N0": n0, "N": grid, "expected_K": cumulative[grid - 1]}))
+    return pd.concat(frames, ignore_index=True)
+
+
+#: K-means' NMI on the six PLOS Section 5 scenarios as published (PLOS Table 1; given the true K,
+#: best of restarts). benchmarks/reproduce_tables.py measures them again beside these values.
+PLOS_KMEANS_NMI = {"5.1": 0.57, "5.2": 0.48, "5.3": 0.67, "5.4": 0.56, "5.5": 1.00, "5.6": 0.56}
+
+
+def scenarios_by_kmeans(threshold: float = 0.9) -> dict:
+    """The PLOS scenarios split by how K-means does on them (:data:`PLOS_KMEANS_NMI`):
+    ``{"fails": [...], "succeeds": [...]}``, failing below NMI ``threshold``."""
+    return {"fails": [s for s, v in PLOS_KMEANS_NMI.items() if v < threshold],
+            "succeeds": [s for s, v in PLOS_KMEANS_NMI.items() if v >= threshold]}
+
+
+# ----------------------------------------------------------------------------- settings to save or share
+
+#: The app's own settings beside the algorithms' ("<algorithm>:<parameter>"): kind and bounds.
+APP_SETTINGS = {"N0": ("float", 1e-6, 1e6), "spread": ("float", 1e-6, 1e6), "weight": ("float", 1e-6, 1e6),
+                "algorithms": ("algorithms", None, None), "match_k": ("bool", None, None),
+                "restarts": ("int", 1, 20), "seed": ("int", 0, 10**6), "time_budget": ("float", 1.0, 600.0)}
+_SETTINGS_VERSION = 1
+
+
+def _setting_rule(key: str):
+    if key in APP_SETTINGS:
+        return APP_SETTINGS[key]
+    name, _, param = key.partition(":")
+    spec = ALGORITHMS[name].ui.get(param) if name in ALGORITHMS else None
+    if spec is None:
+        return None
+    if spec.kind == "choice":
+        return ("choice", tuple(spec.options), None)
+    return (spec.kind, spec.low, spec.high)
+
+
+def _setting_value(key: str, value, rule):
+    kind, low, high = rule
+    if kind == "algorithms":
+        names = [v.strip() for v in value.split(",") if v.strip()] if isinstance(value, str) else value
+        if not isinstance(names, (list, tuple)) or any(n not in ALGORITHMS for n in names):
+            raise ValueError(f"'{key}' must list algorithms among {list(ALGORITHMS)}, got {value!r}.")
+        return [n for n in ALGORITHMS if n in names]
+    if kind == "choice":
+        if value not in low:
+            raise ValueError(f"'{key}' must be one of {list(low)}, got {value!r}.")
+        return value
+    if kind == "bool":
+        if isinstance(value, str) and value.strip().lower() in ("true", "1", "yes", "false", "0", "no"):
+            return value.strip().lower() in ("true", "1", "yes")
+        if isinstance(value, bool):
+            return value
+        raise ValueError(f"'{key}' must be true or false, got {value!r}.")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"'{key}' must be a number, got {value!r}.") from None
+    if isinstance(value, bool) or not np.isfinite(number):
+        raise ValueError(f"'{key}' must be a finite number, got {value!r}.")
+    if kind == "int":
+        if number != round(number):
+            raise ValueError(f"'{key}' must be a whole number, got {value!r}.")
+        number = int(round(number))
+    if low is not None and number < low:
+        raise ValueError(f"'{key}' must be at least {low:g}, got {value!r}.")
+    if high is not None and number > high:
+        raise ValueError(f"'{key}' must be at most {high:g}, got {value!r}.")
+    return number
+
+
+def check_settings(raw: dict) -> tuple[dict, list]:
+    """Validate settings read from a file or a link: ``(settings, ignored keys)``.
+
+    Known settings (:data:`APP_SETTINGS` and each registered algorithm's ``"<name>:<parameter>"``)
+    are converted to their types and checked against their bounds; a bad value raises
+    ValueError naming the setting and what it must be. Unknown keys are returned, not used.
+    """
+    if not isinstance(raw, dict):
+        raise ValueError(f"settings must be a mapping of names to values, got {type(raw).__name__}.")
+    settings, ignored = {}, []
+    for key, value in raw.items():
+        rule = _setting_rule(str(key))
+        if rule is None:
+            ignored.append(str(key))
+            continue
+        settings[str(key)] = _setting_value(str(key), value, rule)
+    return settings, ignored
+
+
+def settings_to_json(settings: dict) -> str:
+    """The session's settings as a small JSON document (settings only, never data)."""
+    known = {k: v for k, v in settings.items() if _setting_rule(k) is not None}
+    clean = {k: (v.item() if hasattr(v, "item") else list(v) if isinstance(v, tuple) else v) for k, v in known.items()}
+    return json.dumps({"mapdp_explorer_settings": _SETTINGS_VERSION, "settings": clean}, indent=2, sort_keys=True)
+
+
+def settings_from_json(text) -> tuple[dict, list]:
+    """Settings from :func:`settings_to_json`'s text (str or bytes): ``(settings, ignored keys)``.
+    Raises ValueError, in words, for a file that is not such a document or holds a bad value."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="replace")
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"the file is not JSON ({exc.msg} at line {exc.lineno}); save the settings from this app "
+                         "and load that file.") from None
+    if not isinstance(document, dict) or "settings" not in document:
+        raise ValueError("the file is JSON but not settings saved by this app (no 'settings' entry).")
+    return check_settings(document["settings"])
+
+
+def settings_to_query(settings: dict) -> dict:
+    """The settings as URL query parameters (text values; algorithms comma-separated)."""
+    out = {}
+    for key, value in settings.items():
+        if _setting_rule(key) is None:
+            continue
+        if isinstance(value, (list, tuple)):
+            out[key] = ",".join(map(str, value))
+        elif isinstance(value, float):
+            out[key] = repr(value)
+        else:
+            out[key] = str(value)
+    return out
+
+
+def settings_from_query(params) -> tuple[dict, list]:
+    """Settings from URL query parameters (:func:`settings_to_query`): ``(settings, ignored keys)``.
+    Raises ValueError naming a bad value."""
+    return check_settings({str(k): v for k, v in dict(params).items()})

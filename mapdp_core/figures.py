@@ -16,7 +16,8 @@ __all__ = ["PALETTE", "animation_figure", "trace_figure", "scatter_figure", "bic
            "cv_figure", "heatmap_figure"]
 
 #: Cluster colours (colour id modulo its length): distinguishable, colour-blind-aware first eight.
-PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000",
+#: No black or white: every colour must read on Streamlit's light and dark backgrounds alike.
+PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#882255",
            "#8C564B", "#7F7F7F", "#BCBD22", "#17BECF", "#9467BD", "#FF9896", "#98DF8A", "#C5B0D5",
            "#AEC7E8", "#FFBB78", "#C49C94", "#F7B6D2", "#DBDB8D", "#9EDAE5", "#393B79", "#637939"]
 
@@ -43,7 +44,23 @@ def _ellipse_xy(ellipses) -> tuple[np.ndarray, np.ndarray]:
     return xy[:, 0], xy[:, 1]
 
 
+# Pixel sizes of the animation figure's parts. The figure's height is fixed, so offsets below a
+# panel can be given in pixels and turned into paper fractions: the controls then never land on
+# an axis title, whatever the width of the page.
+_TITLE_LINE_PX = 16      # one line of a panel title at font size 12
+_TITLE_PX = 3 * _TITLE_LINE_PX + 6   # name (settings) / sweep and K / NMI and ARI
+_AXIS_PX = 44            # x tick labels and the x axis title under a panel
+_CONTROLS_PX = 84        # play/pause buttons and the sweep slider (its value, rail and tick labels)
+_BUTTONS_PX = 150        # width of "▶ Play" and "❚❚ Pause" side by side, with their padding
+_MAX_COLUMNS = 3         # more algorithms wrap onto a second row of panels
+# Two-tone rings read on any background and above any point colour (the panel background
+# follows Streamlit's light or dark theme, the points use every colour of the palette).
+_RING_HALO = {"color": "rgba(255,255,255,0.9)", "width": 4.5}
+_RING_LINE = {"color": "rgba(25,25,25,0.95)", "width": 2}
+
+
 def _title(frames: Frames, a: int, f: int, settings: dict | None = None) -> str:
+    """A panel's title on three short lines, so that side-by-side titles fit their panels."""
     info = frames.info[a]
     row = info.iloc[min(f, len(info) - 1)]
     done = " (done)" if f >= len(info) - 1 else ""
@@ -51,8 +68,14 @@ def _title(frames: Frames, a: int, f: int, settings: dict | None = None) -> str:
     extra = f" ({settings[name]})" if settings and settings.get(name) else ""
     text = f"<b>{name}</b>{extra}<br>sweep {int(row['sweep'])}{done} · K = {int(row['K'])}"
     if "nmi" in info:
-        text += f" · NMI {row['nmi']:.2f} · ARI {row['ari']:.2f}"
+        text += f"<br>NMI {row['nmi']:.2f} · ARI {row['ari']:.2f}"
     return text
+
+
+def _grid(n_panels: int) -> tuple[int, int]:
+    """Rows and columns for ``n_panels`` side-by-side panels, at most ``_MAX_COLUMNS`` a row, rows balanced."""
+    rows = max(1, -(-n_panels // _MAX_COLUMNS))
+    return rows, max(1, -(-n_panels // rows))
 
 
 def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int | None = None,
@@ -69,16 +92,33 @@ def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int 
     axis_names : two str
     start : int, optional
         Frame shown before playing (default: the last, the converged clustering).
+    height : int
+        Height in pixels of one row of panels with its titles and controls; more than
+        three algorithms wrap onto further rows, each adding a row of panels.
     show_ellipses : bool
-        Draw each cluster's 2-sd ellipse (from the covariance of its points in this view).
+        Draw each cluster's 2-sd ellipse (from the covariance of its points in this view), above the points.
     settings : dict, optional
         ``{algorithm: "N0 = 3"}``: shown after each algorithm's name in its title.
+
+    Notes
+    -----
+    Trace ``3 a`` holds algorithm ``a``'s points, ``3 a + 1`` and ``3 a + 2`` its ellipses (a light halo
+    under a dark line). The ellipses are WebGL traces like the points: Plotly draws every WebGL
+    trace above every SVG trace, so SVG rings would vanish beneath thousands of points. No colour of
+    the background is set, so the figure follows the Streamlit theme (light or dark).
     """
     A, F = len(frames.algorithms), frames.n_frames
     start = F - 1 if start is None else int(np.clip(start, 0, F - 1))
     n = coords.shape[0]
     size = point_size or (6 if n <= 1000 else 4 if n <= 5000 else 3)
-    fig = make_subplots(rows=1, cols=A, shared_xaxes=True, shared_yaxes=True, horizontal_spacing=0.03,
+    rows, cols = _grid(A)
+    panel_px = max(height - _TITLE_PX - _AXIS_PX - _CONTROLS_PX, 120)
+    gap_px = _AXIS_PX + _TITLE_PX  # between rows: the upper row's x axis, the lower row's titles
+    total = _TITLE_PX + rows * panel_px + (rows - 1) * gap_px + _AXIS_PX + _CONTROLS_PX
+    plot_px = total - _TITLE_PX - _AXIS_PX - _CONTROLS_PX  # the paper's height: fractions below are of it
+    specs = [[{} if r * cols + c < A else None for c in range(cols)] for r in range(rows)]
+    fig = make_subplots(rows=rows, cols=cols, specs=specs, horizontal_spacing=0.035,
+                        vertical_spacing=gap_px / plot_px if rows > 1 else 0.0,
                         subplot_titles=[_title(frames, a, start, settings) for a in range(A)])
     # float32 is ample for drawing and halves what the browser receives
     x, y = coords[:, 0].astype(np.float32), coords[:, 1].astype(np.float32)
@@ -90,12 +130,14 @@ def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int 
             out.append(go.Scattergl(x=x, y=y, mode="markers", marker=_marker(frames.colours[a][g], size),
                                     hoverinfo="skip", showlegend=False, name=frames.algorithms[a]))
             ex, ey = _ellipse_xy(frames.ellipses[a][g] if show_ellipses else [])
-            out.append(go.Scatter(x=ex, y=ey, mode="lines", line={"color": "rgba(30,30,30,0.8)", "width": 1.5},
-                                  hoverinfo="skip", showlegend=False, name="2-sd ellipses"))
+            for line in (_RING_HALO, _RING_LINE):
+                out.append(go.Scattergl(x=ex, y=ey, mode="lines", line=line, connectgaps=False,
+                                        hoverinfo="skip", showlegend=False, name="2-sd ellipses"))
         return out
 
     for i, tr in enumerate(traces(start)):
-        fig.add_trace(tr, row=1, col=i // 2 + 1)
+        a = i // 3
+        fig.add_trace(tr, row=a // cols + 1, col=a % cols + 1)
     # The frames are plain dicts of the same few keys, added without plotly's validation:
     # at 47 frames of 4 000 points, validation was most of the 0.2 s the figure took to build.
     anim = []
@@ -105,18 +147,19 @@ def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int 
             g = min(f, len(frames.colours[a]) - 1)
             data.append({"type": "scattergl", "marker": {"color": (frames.colours[a][g] % len(PALETTE)).astype(np.uint8)}})
             ex, ey = _ellipse_xy(frames.ellipses[a][g] if show_ellipses else [])
-            data.append({"type": "scatter", "x": ex, "y": ey})
-        anim.append({"name": str(f), "data": data, "traces": list(range(2 * A)),
+            data += [{"type": "scattergl", "x": ex, "y": ey}, {"type": "scattergl", "x": ex, "y": ey}]
+        anim.append({"name": str(f), "data": data, "traces": list(range(3 * A)),
                      "layout": {"annotations": [{"text": _title(frames, a, f, settings)} for a in range(A)]}})
     # the slider is labelled with the sweeps of the run with the most frames, then the most sweeps
     longest = max(range(A), key=lambda a: (len(frames.sweeps[a]), frames.sweeps[a][-1])) if A else 0
     step_args = {"mode": "immediate", "frame": {"duration": 0, "redraw": True}, "transition": {"duration": 0}}
-    fig.update_annotations(font_size=13)
+    controls_y = -(_AXIS_PX + 6) / plot_px  # just under the bottom row's x axis titles
+    fig.update_annotations(font_size=12)
     fig.update_layout(
-        height=height, margin={"l": 10, "r": 10, "t": 70, "b": 10}, plot_bgcolor="white",
+        height=total, margin={"l": 10, "r": 10, "t": _TITLE_PX, "b": _AXIS_PX + _CONTROLS_PX},
         updatemenus=[{
-            "type": "buttons", "direction": "left", "x": 0.0, "y": -0.08, "xanchor": "left", "yanchor": "top",
-            "showactive": False, "pad": {"r": 10, "t": 10},
+            "type": "buttons", "direction": "left", "x": 0.0, "y": controls_y, "xanchor": "left", "yanchor": "top",
+            "showactive": False, "pad": {"r": 6, "t": 22},
             "buttons": [
                 {"label": "▶ Play", "method": "animate",
                  "args": [None, {"frame": {"duration": 400, "redraw": True}, "fromcurrent": True,
@@ -124,15 +167,24 @@ def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int 
                 {"label": "❚❚ Pause", "method": "animate", "args": [[None], step_args]},
             ]}],
         sliders=[{
-            "active": start, "x": 0.2, "len": 0.8, "y": -0.04, "yanchor": "top",
-            "currentvalue": {"prefix": "sweep ", "visible": True, "xanchor": "right"},
+            # the slider starts right of the two buttons, offset in pixels: a fraction of the width overlapped them
+            "active": start, "x": 0.0, "len": 1.0, "y": controls_y, "yanchor": "top",
+            "pad": {"t": 0, "b": 0, "l": _BUTTONS_PX},
+            "currentvalue": {"prefix": "sweep ", "visible": True, "xanchor": "right", "offset": 4},
             "steps": [{"label": str(frames.sweeps[longest][f]),
                        "method": "animate", "args": [[str(f)], step_args]} for f in range(F)],
         }],
     )
-    fig.update_xaxes(title_text=axis_names[0], showgrid=True, gridcolor="#eee", zeroline=False)
-    fig.update_yaxes(title_text=axis_names[1], showgrid=True, gridcolor="#eee", zeroline=False, col=1)
-    fig.update_yaxes(showgrid=True, gridcolor="#eee", zeroline=False)
+    fig.update_xaxes(title_text=axis_names[0], title_standoff=4, showgrid=True, zeroline=False)
+    fig.update_yaxes(showgrid=True, zeroline=False)
+    fig.update_yaxes(title_text=axis_names[1], title_standoff=4, col=1)
+    # one scale for every panel: x and y match the first panel's, tick labels only on the left column
+    for r in range(rows):
+        for c in range(cols):
+            if r * cols + c >= A or (r, c) == (0, 0):
+                continue
+            fig.update_xaxes(matches="x", row=r + 1, col=c + 1)
+            fig.update_yaxes(matches="y", showticklabels=c == 0, row=r + 1, col=c + 1)
     if A:
         # equal axis scales so that round clusters look round (their shape is the point)
         fig.update_yaxes(scaleanchor="x", scaleratio=1, row=1, col=1)
@@ -142,9 +194,10 @@ def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int 
 def trace_figure(frames: Frames, height: int = 300) -> go.Figure:
     """K and the objective per sweep, one column per algorithm (objectives are in each algorithm's own units)."""
     A = len(frames.algorithms)
-    fig = make_subplots(rows=2, cols=A, shared_xaxes=True, vertical_spacing=0.12, horizontal_spacing=0.06,
-                        subplot_titles=[f"{a}: K" for a in frames.algorithms]
-                        + [f"{a}: objective" for a in frames.algorithms])
+    # short titles (the name once, above its column): "DP-means: objective" side by side overlapped
+    fig = make_subplots(rows=2, cols=A, shared_xaxes=True, vertical_spacing=0.16, horizontal_spacing=0.07,
+                        subplot_titles=[f"<b>{a}</b>: K" for a in frames.algorithms]
+                        + ["objective"] * A)
     for a in range(A):
         info = frames.history[a]
         colour = PALETTE[a % len(PALETTE)]
@@ -154,7 +207,8 @@ def trace_figure(frames: Frames, height: int = 300) -> go.Figure:
                                  line={"color": colour}, showlegend=False, name=f"{frames.algorithms[a]} objective"),
                       row=2, col=a + 1)
         fig.update_xaxes(title_text="sweep", row=2, col=a + 1)
-    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 40, "b": 10})
+    fig.update_annotations(font_size=12)
+    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 30, "b": 10})
     return fig
 
 
@@ -172,10 +226,11 @@ def scatter_figure(coords: np.ndarray, axis_names, colour=None, colour_name: str
             fig.add_trace(go.Scattergl(x=coords[m, 0], y=coords[m, 1], mode="markers", name=f"{level}",
                                        marker={"size": 4, "color": PALETTE[i % len(PALETTE)], "opacity": 0.7}))
         fig.update_layout(legend_title_text=colour_name)
-    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 10, "b": 10}, plot_bgcolor="white",
+    # no background or grid colour: the figure follows the Streamlit theme, light or dark
+    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 10, "b": 10},
                       xaxis_title=axis_names[0], yaxis_title=axis_names[1])
-    fig.update_xaxes(showgrid=True, gridcolor="#eee")
-    fig.update_yaxes(showgrid=True, gridcolor="#eee")
+    fig.update_xaxes(showgrid=True)
+    fig.update_yaxes(showgrid=True)
     return fig
 
 
@@ -232,7 +287,7 @@ def search_figure(table: pd.DataFrame) -> go.Figure:
         for col, x in ((1, b["spread"]), (2, b["N0"])):
             fig.add_trace(go.Scatter(x=[x], y=[b["evidence"]], mode="markers", showlegend=col == 1, name="chosen",
                                      marker={"size": 16, "symbol": "circle-open", "line": {"width": 3},
-                                             "color": "black"}), row=1, col=col)
+                                             "color": "#7F7F7F"}), row=1, col=col)  # grey reads on light and dark
     fig.update_xaxes(type="log", title_text="spread × the empirical-Bayes default", row=1, col=1)
     fig.update_xaxes(type="log", title_text="N0", row=1, col=2)
     fig.update_yaxes(title_text="−ln p(X, z | θ0, N0)", row=1, col=1)

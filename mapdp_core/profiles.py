@@ -255,8 +255,8 @@ def _test_one(kind: str, values: pd.Series, labels: np.ndarray, method: str) -> 
             res.update(test="chi-square", statistic=float(chi2), p_value=float(p))
         return res
     x = pd.to_numeric(v, errors="coerce").to_numpy(dtype=float)
-    groups = [x[lab == k] for k in sorted(pd.unique(lab).tolist())]
-    groups = [g for g in groups if g.size >= 2]
+    ids = [k for k in sorted(pd.unique(lab).tolist()) if np.sum(lab == k) >= 2]
+    groups = [x[lab == k] for k in ids]
     if len(groups) < 2:
         res["note"] = "fewer than two clusters with two or more observed values"
         return res
@@ -265,6 +265,13 @@ def _test_one(kind: str, values: pd.Series, labels: np.ndarray, method: str) -> 
         return res
     n = sum(g.size for g in groups)
     parametric = kind == "real" and method != "rank"
+    constant = [str(k) for k, g in zip(ids, groups) if np.ptp(g) == 0]
+    if parametric and (len(constant) == len(groups) or (len(groups) > 2 and constant)):
+        # Welch's tests weigh each cluster by 1 / its variance: a cluster in which the feature never
+        # varies makes the statistic infinite and scipy's p-value NaN (or exactly 0), which says nothing.
+        parametric = False
+        res["note"] = (f"constant within cluster(s) {', '.join(constant)}, so Welch's test (which divides by each "
+                       "cluster's variance) cannot be computed; the rank test is used instead")
     if len(groups) == 2:
         a, b = groups
         if parametric:

@@ -2,10 +2,15 @@
 import streamlit as st
 
 from mapdp_core import explorer, figures, kmeans_bic
+from mapdp_core.loading.export import csv_bytes
 from ui import common
+
+#: Above this estimate (seconds) a comparison waits for a click instead of starting by itself.
+ASK_ABOVE_SECONDS = 15.0
 
 d = common.data()
 st.title("Compare")
+common.image_format_choice()
 mixed = common.mapdp_params()
 st.caption(f"{d.name}. MAP-DP and Gibbs use the likelihood chosen per column and the N0 and prior of Explore "
            f"(N0 = {mixed['N0']:g}, spread × {common.setting('spread', 1.0):g} the chosen); the others run on "
@@ -23,29 +28,72 @@ budget = c5.number_input("Time limit (s)", 5.0, 1800.0, 120.0, step=5.0, key="w_
 if not algorithms:
     st.info("Choose at least one algorithm.")
     st.stop()
-if st.button("Stop", icon=":material/stop:", key="cmp_stop", help="Stops a long comparison; change a setting to start again."):
-    st.info("Stopped. Change a setting to compare again.")
-    st.stop()
+algorithms = [a for a in explorer.ALGORITHMS if a in algorithms]  # display order, whatever the click order
+lam = None
+if "DP-means" in algorithms:  # DP-means gets the lambda that gives MAP-DP's K, as on Explore
+    try:
+        target = common.mapdp_run().final.n_clusters
+        lam = common.cached("lambda", {"K": target}, lambda: explorer.lambda_for_k(d, target, Z=common.numeric(d)))[0]
+    except ValueError as exc:
+        common.plain_error(exc, "DP-means' lambda could not be chosen")
+        st.stop()
 params = {"algorithms": tuple(algorithms), "restarts": restarts, "K": K, "gibbs_sweeps": sweeps,
           "N0": mixed["N0"], "spread": mixed["spread"], "weight": mixed["weight"], "structure": mixed["structure"],
-          "seed": int(common.setting("seed", 0)), "time_budget": float(budget)}
+          "lam": lam, "seed": int(common.setting("seed", 0)), "time_budget": float(budget)}
+if common.stop_button("compare", tuple(sorted(params.items())),
+                      help="Stops the comparison in progress; it stays stopped until you change a setting or press "
+                           "Run again."):
+    st.stop()
+
+if not common.has_cached("compare", params):
+    # timed for one restart, so that moving the restarts or the time limit does not time it again
+    probe = {k: v for k, v in params.items() if k not in ("time_budget", "restarts")}
+    try:
+        with st.spinner("Timing the first steps of each algorithm on these data..."):
+            estimate = common.cached("compare_estimate", probe,
+                                     lambda: explorer.compare_estimate(d, restarts=1, **probe))
+    except ValueError as exc:
+        common.plain_error(exc, "The comparison could not run")
+        st.stop()
+    longest = float(estimate["max_seconds"].sum()) * restarts
+    if longest > ASK_ABOVE_SECONDS:
+        slow = estimate.sort_values("max_seconds", ascending=False)
+        parts = ", ".join(f"{r.algorithm} up to {r.max_seconds * restarts:.0f} s ({r.max_steps} steps × "
+                          f"{r.step_seconds:.2g} s, × {restarts} restarts)"
+                          for r in slow.itertuples() if r.max_seconds * restarts >= 1)
+        st.warning(f"This comparison may take up to about {longest:.0f} s"
+                   + (f"; the time limit stops it at {budget:g} s" if longest > budget else "")
+                   + f". Measured on these data: {parts}. Algorithms that converge stop sooner. Fewer restarts, "
+                     "fewer Gibbs sweeps or leaving out the slowest algorithm shortens it.")
+        if not st.button("Run the comparison", type="primary", icon=":material/play_arrow:", key="cmp_run"):
+            st.stop()
 
 
 def _compute():
     bar = st.progress(0.0, text="Comparing...")
-    state = {"done": 0, "total": len(algorithms) * restarts}
+    total = len(algorithms) * restarts
+    state = {"done": 0, "name": algorithms[0], "position": 1}
+
+    def label() -> str:
+        return (f"{state['name']} ({state['position']} of {len(algorithms)}): restart "
+                f"{min(state['done'] - (state['position'] - 1) * restarts + 1, restarts)} of {restarts}")
+
+    def on_algorithm(name, position, n):
+        state.update(name=name, position=position)
+        bar.progress(state["done"] / total, text=label())
 
     def on_step(i, n):
         state["done"] = i
-        bar.progress(i / n, text=f"restart {i} of {n}")
+        bar.progress(i / n, text=label())
 
     def after_step():
         # a Streamlit call between steps: a click on Stop interrupts the comparison here
-        bar.progress(state["done"] / state["total"], text=f"restart {state['done'] + 1} of {state['total']}")
+        bar.progress(state["done"] / total, text=label())
         return False
 
     try:
-        return explorer.compare(d, on_step=on_step, should_stop=after_step, **params)
+        with common.busy("compare"):
+            return explorer.compare(d, on_step=on_step, on_algorithm=on_algorithm, should_stop=after_step, **params)
     finally:
         bar.empty()
 
@@ -65,7 +113,7 @@ st.caption("Objectives are each algorithm's own (MAP-DP and Gibbs: the exact −
            "bound), so compare them within a row, not across rows.")
 with st.expander("Every restart"):
     st.dataframe(table.round(4), hide_index=True, width="stretch")
-st.download_button("Download the comparison (CSV)", table.to_csv(index=False).encode(), "comparison.csv",
+st.download_button("Download the comparison (CSV)", csv_bytes(table), "comparison.csv",
                    "text/csv", key="cmp_download")
 
 st.subheader("K-means: choosing K by BIC")
@@ -79,5 +127,6 @@ try:
 except ValueError as exc:
     common.plain_error(exc, "The BIC curve could not be computed")
     st.stop()
-st.plotly_chart(figures.bic_figure(bic.curve, bic.n_clusters), width="stretch", key="bic_plot")
+st.plotly_chart(figures.bic_figure(bic.curve, bic.n_clusters), width="stretch", key="bic_plot",
+                config=common.chart_config("kmeans_bic"))
 st.write(f"BIC chooses **K = {bic.n_clusters}**.")

@@ -1,4 +1,6 @@
 """Data: built-in, simulated or uploaded; column roles and a likelihood per column; preview and gaps."""
+import hashlib
+
 import pandas as pd
 import streamlit as st
 
@@ -9,50 +11,70 @@ from mapdp_core.synthetic import PLOS_SCENARIOS
 from ui import common
 
 st.title("Data")
+common.image_format_choice()
 FAMILY_NAMES = sorted(FAMILIES)
 FAMILY_HELP = " · ".join(f"{f.name}: {f.help}" for f in FAMILIES.values())
+SOURCES = ["Built-in", "Simulated", "Upload a table"]
+GENERATORS = ["PLOS Section 5 scenario", "Dirichlet-process mixture (CRP)", "Clinical patients, mixed types with gaps"]
+# each generator widget and its starting value; the values used for the data loaded come back from its origin
+GENERATOR_DEFAULTS = {"w_generator": GENERATORS[0], "w_gen_seed": 0, "w_gen_section": "5.2", "w_gen_n": 4000,
+                      "w_gen_crp_n": 2000, "w_gen_crp_n0": 3.0, "w_gen_crp_d": 2, "w_gen_cl_n": 500, "w_gen_cl_k": 3,
+                      "w_gen_cl_miss": 0.1}
 
-source = st.radio("Source", ["Built-in", "Simulated", "Upload a table"], horizontal=True, key="w_data_source")
+# The widgets open on the data actually loaded (Streamlit forgets widget values on a page switch):
+# the Data page's own record of how they were made, or the default scenario as a built-in data set.
+origin = common.data_origin()
+common.init_widget("w_data_source", origin.get("w_data_source", SOURCES[0]))
+source = st.radio("Source", SOURCES, horizontal=True, key="w_data_source")
 
 if source == "Built-in":
     catalogue = list_datasets()
     options = [f"PLOS {s}: {t}" for s, t in PLOS_SCENARIOS.items()] + list(catalogue["name"])
+    loaded = origin.get("w_builtin") if origin.get("w_data_source") == "Built-in" else None
+    common.init_widget("w_builtin", loaded if loaded in options else options[0])
     pick = st.selectbox("Data set", options, key="w_builtin")
     if pick in set(catalogue["name"]):
         st.caption(catalogue.set_index("name").loc[pick, "description"])
     if st.button("Use this data set", type="primary", key="use_builtin"):
         try:
             if pick.startswith("PLOS "):
-                common.set_data(common.scenario(pick.split(":")[0][5:]))
+                common.set_data(common.scenario(pick.split(":")[0][5:]), origin={"w_data_source": source, "w_builtin": pick})
             else:
-                common.set_data(common.builtin(pick))
+                common.set_data(common.builtin(pick), origin={"w_data_source": source, "w_builtin": pick})
             st.success(f"Loaded {pick}.")
         except (ValueError, FileNotFoundError) as exc:
             common.plain_error(exc, "The data set could not be loaded")
 
 elif source == "Simulated":
-    kind = st.selectbox("Generator", ["PLOS Section 5 scenario", "Dirichlet-process mixture (CRP)",
-                                      "Clinical patients, mixed types with gaps"], key="w_generator")
+
+    def kept(key: str) -> str:
+        """``key``, its widget given the value that made the data in use (or its default) on a first draw."""
+        common.init_widget(key, origin.get(key, GENERATOR_DEFAULTS[key]))
+        return key
+
+    kind = st.selectbox("Generator", GENERATORS, key=kept("w_generator"))
     c1, c2, c3, c4 = st.columns(4)
-    seed = c4.number_input("Seed", 0, 10**6, 0, key="w_gen_seed")
+    seed = c4.number_input("Seed", 0, 10**6, key=kept("w_gen_seed"))
     try:
         if kind.startswith("PLOS"):
-            section = c1.selectbox("Scenario", list(PLOS_SCENARIOS), index=1, key="w_gen_section",
+            section = c1.selectbox("Scenario", list(PLOS_SCENARIOS), key=kept("w_gen_section"),
                                    format_func=lambda s: f"{s}: {PLOS_SCENARIOS[s][:40]}")
-            n = c2.number_input("Points", 20, 200_000, 4000, step=1000, key="w_gen_n")
+            n = c2.number_input("Points", 20, 200_000, step=1000, key=kept("w_gen_n"))
             make = lambda: common.scenario(section, int(n), int(seed))  # noqa: E731
         elif kind.startswith("Dirichlet"):
-            n = c1.number_input("Points", 20, 200_000, 2000, step=500, key="w_gen_crp_n")
-            n0 = c2.number_input("N0 of the generator", 0.1, 50.0, 3.0, key="w_gen_crp_n0")
-            dim = c3.number_input("Dimensions", 1, 10, 2, key="w_gen_crp_d")
+            n = c1.number_input("Points", 20, 200_000, step=500, key=kept("w_gen_crp_n"))
+            n0 = c2.number_input("N0 of the generator", 0.1, 50.0, key=kept("w_gen_crp_n0"))
+            dim = c3.number_input("Dimensions", 1, 10, key=kept("w_gen_crp_d"))
             make = lambda: explorer.crp_data(int(n), float(n0), int(dim), int(seed))  # noqa: E731
         else:
-            n = c1.number_input("Patients", 20, 50_000, 500, step=100, key="w_gen_cl_n")
-            k = c2.number_input("Subtypes", 1, 8, 3, key="w_gen_cl_k")
-            miss = c3.slider("Missing entries", 0.0, 0.6, 0.1, 0.05, key="w_gen_cl_miss")
+            n = c1.number_input("Patients", 20, 50_000, step=100, key=kept("w_gen_cl_n"))
+            k = c2.number_input("Subtypes", 1, 8, key=kept("w_gen_cl_k"))
+            miss = c3.slider("Missing entries", 0.0, 0.6, step=0.05, key=kept("w_gen_cl_miss"))
             make = lambda: explorer.clinical_data(int(n), int(k), float(miss), int(seed))  # noqa: E731
         if st.button("Generate", type="primary", key="generate"):
-            common.set_data(make())
+            used = {"w_data_source": source} | {key: st.session_state[key] for key in GENERATOR_DEFAULTS
+                                                  if key in st.session_state}
+            common.set_data(make(), origin=used)
             st.success("New data generated.")
     except ValueError as exc:
         common.plain_error(exc, "The generator refused these settings")
@@ -61,37 +83,54 @@ else:
     up = st.file_uploader("CSV, TSV or Excel table: one row per patient or sample, one column per feature",
                           type=["csv", "tsv", "txt", "xlsx", "xls"], key="w_upload")
     st.caption("The file is read in memory for this session only; it is never saved or shared.")
+    kept = origin if origin.get("w_data_source") == source and "upload_table" in origin else {}
+    table = name = None
     if up is not None:
         try:
             table, report = read_table(up.getvalue(), name=up.name)
         except DataLoadError as exc:
             common.plain_error(exc, f"'{up.name}' could not be read")
             st.stop()
+        name = up.name
         for w in getattr(report, "warnings", []) or []:
             st.warning(w)
-        st.write(f"Read **{len(table):,} rows × {table.shape[1]} columns** from {up.name}.")
+        st.write(f"Read **{len(table):,} rows × {table.shape[1]} columns** from {name}.")
+    elif kept:
+        table, name = kept["upload_table"], kept["upload_name"]
+        st.info(f"In use: **{name}**, uploaded earlier in this session ({len(table):,} rows × {table.shape[1]} "
+                "columns, held in this session's memory only). Upload a file to replace it.")
+    if table is not None:
         suggested = suggest_roles_and_families(table)
+        # one editor per table, so that the edits of one file never land on another's columns
+        identity = hashlib.sha256(repr((name, table.shape, list(map(str, table.columns)))).encode()).hexdigest()[:12]
+        editor_key = f"w_upload_spec_{identity}"
         st.markdown("**Column roles and likelihoods** (suggested; edit the cells, then press *Use*)")
         st.caption(FAMILY_HELP)
         edited = st.data_editor(
-            suggested[["column", "role", "family", "reason", "n_missing"]], hide_index=True, key="w_upload_spec",
-            disabled=["column", "reason", "n_missing"], width="stretch",
+            common.editor_start(editor_key, suggested[["column", "role", "family", "reason", "n_missing"]]),
+            hide_index=True, key=editor_key, disabled=["column", "reason", "n_missing"], width="stretch",
             column_config={"role": st.column_config.SelectboxColumn("role", options=list(ROLES), required=True),
                            "family": st.column_config.SelectboxColumn("family", options=FAMILY_NAMES)})
+        common.keep_edits(editor_key, edited)
+        common.init_widget("w_upload_std", kept.get("w_upload_std", "none"))
         standardize = st.radio("Standardise real-valued columns", ["none", "zscore", "robust"], horizontal=True,
                                key="w_upload_std")
         if st.button("Use this table", type="primary", key="use_upload"):
             try:
                 common.set_data(explorer.table_data(table, roles=edited, families=edited, standardize=standardize,
-                                                    name=up.name))
-                st.success(f"Using {up.name}.")
+                                                    name=name),
+                                origin={"w_data_source": source, "upload_name": name, "upload_table": table,
+                                        "w_upload_std": standardize})
+                st.success(f"Using {name}.")
             except (DataLoadError, ValueError) as exc:
                 common.plain_error(exc, "These settings do not work with this table")
 
 d = common.data()
 st.divider()
 st.subheader(f"Current data: {d.name}")
-st.caption(d.description)
+made = common.data_origin()
+how = {"Built-in": "built-in data set", "Simulated": "simulated", "Upload a table": "uploaded table"}
+st.caption(f"Source: {how.get(made.get('w_data_source'), 'loaded elsewhere')}. {d.description}")
 for note in d.notes:
     st.warning(note)
 
@@ -100,17 +139,31 @@ with left:
     st.markdown("**Likelihood per feature**")
     st.caption(FAMILY_HELP)
     current = pd.DataFrame({"column": d.features, "family": [d.family_of(c) for c in d.features]})
-    edited = st.data_editor(current, hide_index=True, disabled=["column"], key=f"w_families_{d.key}",
-                            width="stretch",
+    families_key = f"w_families_{d.key}"
+    edited = st.data_editor(common.editor_start(families_key, current), hide_index=True, disabled=["column"],
+                            key=families_key, width="stretch",
                             column_config={"family": st.column_config.SelectboxColumn("family", options=FAMILY_NAMES,
                                                                                       required=True)})
+    common.keep_edits(families_key, edited)
     if not edited["family"].equals(current["family"]):
+        st.caption("Edited here and not applied yet: press Apply to cluster with these likelihoods.")
         if st.button("Apply these likelihoods", type="primary", key="apply_families"):
             try:
                 common.set_data(explorer.with_likelihood(d, dict(zip(edited["column"], edited["family"]))))
                 st.rerun()
             except ValueError as exc:
                 common.plain_error(exc, "These likelihoods do not fit the data")
+    with st.expander("Set one likelihood for several columns"):
+        many = st.multiselect("Columns", d.features, key="w_many_columns")
+        family = st.selectbox("Likelihood", FAMILY_NAMES, key="w_many_family",
+                              index=FAMILY_NAMES.index("normal_gamma") if "normal_gamma" in FAMILY_NAMES else 0)
+        if st.button("Apply to these columns", key="apply_many", disabled=not many):
+            try:
+                common.set_data(explorer.with_likelihood(d, {c: family for c in many}))
+                st.session_state.pop("w_many_columns", None)
+                st.rerun()
+            except ValueError as exc:
+                common.plain_error(exc, f"{family} does not fit every chosen column")
 with right:
     coords, names = common.cached("view", {"features": None}, lambda: explorer.projection(d))
     sample = explorer.display_sample(d.n_rows)
@@ -118,7 +171,7 @@ with right:
     if d.truth is not None:
         colour = [d.truth_names[t] if t >= 0 else "unknown" for t in d.truth[sample]]
     st.plotly_chart(figures.scatter_figure(coords[sample], names, colour, "ground truth"),
-                    width="stretch", key="data_preview_plot")
+                    width="stretch", key="data_preview_plot", config=common.chart_config("data_preview"))
     if len(sample) < d.n_rows:
         st.caption(f"A random {len(sample):,} of the {d.n_rows:,} rows.")
 

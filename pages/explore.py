@@ -1,5 +1,6 @@
 """Explore: move N0 and the prior, watch MAP-DP beside K-means, DP-means or any registered algorithm, step by step."""
 import numpy as np
+import plotly.graph_objects as go
 import streamlit as st
 
 from mapdp_core import explorer, figures, n0_for_expected_clusters
@@ -10,6 +11,9 @@ from ui import common, controls
 d = common.data()
 st.title("Explore")
 st.caption(d.description)
+common.image_format_choice()
+if "link_problem" in st.session_state:
+    st.warning(st.session_state.pop("link_problem"))
 choice = common.auto_choice()  # what MAPDP() would choose: the starting point of every knob below
 
 # the chosen and the applied N0 are options themselves, so the slider shows exactly the value that runs
@@ -27,9 +31,9 @@ _nearest = controls.nearest
 left, right = st.columns([1, 3], gap="medium")
 with left:
     st.subheader("Settings")
+    common.init_widget("w_N0", _nearest(N0_OPTIONS, common.n0_setting()))
     n0 = st.select_slider(
         "N0, the concentration (log scale)", options=N0_OPTIONS, key="w_N0",
-        value=_nearest(N0_OPTIONS, common.n0_setting()),
         help="The prior count of a new cluster: larger N0, more clusters a priori (PLOS eq 7). It starts at the "
              "value chosen from the data (the Tune page shows how).")
     common.remember_setting("N0", n0)
@@ -37,18 +41,25 @@ with left:
                f"among {d.n_rows:,} rows (CRP, PLOS Appendix G).")
     want_k = st.number_input("…or set N0 from an expected number of clusters", min_value=0.0, value=0.0, step=1.0,
                              key="w_expected_K", help="0 leaves N0 as on the slider.")
-    if want_k >= 1:
-        implied = n0_for_expected_clusters(want_k, d.n_rows)
-        st.caption(f"E[K] = {want_k:g} needs N0 = {implied:.3g}.")
-        if st.button("Use it", key="use_expected_K"):
-            common.apply_setting("N0", _nearest(N0_OPTIONS, implied))
-            st.rerun()
+    if want_k > 0:
+        try:
+            implied = float(f"{n0_for_expected_clusters(want_k, d.n_rows):.3g}")  # the value shown is the value used
+        except ValueError as exc:
+            common.plain_error(exc, f"No N0 gives {want_k:g} expected clusters among {d.n_rows:,} rows")
+        else:
+            st.caption(f"E[K] = {want_k:g} needs N0 = {implied:g}.")
+            if not N0_OPTIONS[0] <= implied <= N0_OPTIONS[-1]:
+                st.caption(f"That is outside the slider's range ({N0_OPTIONS[0]:g} to {N0_OPTIONS[-1]:g}); ask for "
+                           "fewer or more clusters.")
+            elif st.button("Use it", key="use_expected_K"):
+                common.apply_setting("N0", implied)  # the slider is drawn above: it takes the value on the rerun
+                st.rerun()
     gaussian = [f for f in d.features if d.family_of(f) in SCALED_FAMILIES]  # the families "spread" scales
     spread = 1.0
     if gaussian:
+        common.init_widget("w_spread", _nearest(SPREAD_OPTIONS, common.setting("spread", 1.0)))
         spread = st.select_slider(
             "Prior cluster spread, × chosen", options=SPREAD_OPTIONS, key="w_spread",
-            value=_nearest(SPREAD_OPTIONS, common.setting("spread", 1.0)),
             help=f"Multiplies the within-cluster (co)variance the prior expects for every Gaussian feature, from the "
                  f"value chosen from the data ({choice.spread:g} × the empirical-Bayes default): above 1 asks for "
                  "wider, hence fewer, clusters.")
@@ -56,16 +67,16 @@ with left:
     others = [f for f in d.features if f not in gaussian]
     weight = 1.0
     if others:
+        common.init_widget("w_weight", _nearest(WEIGHT_OPTIONS, common.setting("weight", 1.0)))
         weight = st.select_slider(
             "Prior weight of the other features, × chosen", options=WEIGHT_OPTIONS, key="w_weight",
-            value=_nearest(WEIGHT_OPTIONS, common.setting("weight", 1.0)),
             help="For yes/no, score, category and count features the prior is a guess about each cluster's "
                  "proportions or rates that weighs like a few observations; this multiplies that weight. "
                  "Lighter lets small differences between clusters count.")
         common.remember_setting("weight", weight)
     # pills wrap onto a second line in the narrow settings column, where a multiselect cut off a name
-    algorithms = st.pills("Algorithms", ALGORITHMS, selection_mode="multi",
-                          default=common.setting("algorithms", SHOWN_FIRST), key="w_algorithms") or []
+    common.init_widget("w_algorithms", [a for a in common.setting("algorithms", SHOWN_FIRST) if a in ALGORITHMS])
+    algorithms = st.pills("Algorithms", ALGORITHMS, selection_mode="multi", key="w_algorithms") or []
     algorithms = [a for a in ALGORITHMS if a in algorithms]  # display order, whatever the click order
     common.remember_setting("algorithms", algorithms)
     n_truth = int(d.truth.max() + 1) if d.truth is not None and (d.truth >= 0).any() else 3
@@ -82,8 +93,8 @@ with left:
         cls = explorer.algorithm(name)
         params = dict(chosen_params["MAP-DP"]) if cls.input == "mixed" else {}
         if name == "DP-means":
-            match_k = st.checkbox("DP-means: match MAP-DP's K", value=common.setting("match_k", True),
-                                  key="w_match_k")
+            common.init_widget("w_match_k", bool(common.setting("match_k", True)))
+            match_k = st.checkbox("DP-means: match MAP-DP's K", key="w_match_k")
             common.remember_setting("match_k", match_k)
         for param, spec in cls.ui.items():
             if name == "MAP-DP" and param == "N0":
@@ -93,12 +104,15 @@ with left:
                                              disabled=(name == "DP-means" and match_k))
         chosen_params[name] = params
     with st.expander("Restarts, seed, view"):
-        restarts = st.slider("Restarts (best kept)", 1, 20, int(common.setting("restarts", 3)), key="w_restarts")
+        common.init_widget("w_restarts", int(common.setting("restarts", 3)))
+        restarts = st.slider("Restarts (best kept)", 1, 20, key="w_restarts")
         common.remember_setting("restarts", restarts)
-        seed = st.number_input("Seed", 0, 10**6, int(common.setting("seed", 0)), key="w_seed")
+        common.init_widget("w_seed", int(common.setting("seed", 0)))
+        seed = st.number_input("Seed", 0, 10**6, key="w_seed")
         common.remember_setting("seed", int(seed))
-        budget = st.number_input("Time limit per algorithm (s)", 1.0, 600.0, float(common.setting("time_budget", 60.0)),
-                                 key="w_time_budget", help="A run stops here and shows what it reached.")
+        common.init_widget("w_time_budget", float(common.setting("time_budget", 60.0)))
+        budget = st.number_input("Time limit per algorithm (s)", 1.0, 600.0, key="w_time_budget",
+                                 help="A run stops here and shows what it reached.")
         common.remember_setting("time_budget", budget)
         views = ["principal components"] if len(d.features) > 2 else []
         views += ["two features"] if len(d.features) >= 2 else ["one feature"]
@@ -116,31 +130,84 @@ with left:
             mixed = chosen_params["MAP-DP"]
             likelihood = explorer.structured(d.likelihood, mixed["structure"])
             prior = scaled_prior(d.X, likelihood, mixed["spread"], weight=mixed["weight"])
-            st.dataframe(describe_priors(d.X, likelihood, prior), hide_index=True, width="stretch")
+            # sentences wrap in the narrow settings column, where a table's text column was cut off
+            for _, described in describe_priors(d.X, likelihood, prior).iterrows():
+                st.markdown(f"**{described['columns']}** ({described['family']}): {described['meaning']}")
         except ValueError as exc:
             common.plain_error(exc, "The prior could not be described")
+    with st.expander("What N0 does, in a picture"):
+        st.markdown(
+            "MAP-DP goes through the rows one by one. A row may join an existing cluster, with a weight that grows "
+            "with the cluster's size and how well the row fits it, or start a **new cluster**, with a weight "
+            "proportional to **N0** (PLOS eq 7). So N0 is how many rows' worth of support a new cluster gets: "
+            "small N0, few clusters; large N0, more. Before any data are seen, the expected number of clusters "
+            "among N rows is E[K] = Σ_{i=1..N} N0 / (N0 + i − 1), about N0 ln(1 + N/N0): it grows with N, slowly. "
+            "The data then decide how many clusters there really are.")
+        shown_n0 = sorted({0.1, 1.0, 10.0, float(n0)})
+        curve = explorer.expected_clusters_curve(shown_n0, max(d.n_rows, 2))
+        picture = go.Figure()
+        for value, part in curve.groupby("N0", sort=True):
+            now = value == float(n0)
+            picture.add_trace(go.Scatter(x=part["N"], y=part["expected_K"], mode="lines",
+                                         name=f"N0 = {value:g}" + (" (now)" if now else ""),
+                                         line={"width": 4 if now else 1.5, "dash": None if now else "dot"}))
+        # the data's size as a legend entry, not an annotation: the animation's titles are the page's annotations
+        picture.add_trace(go.Scatter(x=[d.n_rows, d.n_rows], y=[0, float(curve["expected_K"].max())], mode="lines",
+                                     name=f"these data: {d.n_rows:,} rows", line={"color": "#888", "dash": "dash"}))
+        picture.update_layout(height=300, margin={"l": 10, "r": 10, "t": 10, "b": 10}, xaxis_type="log",
+                              xaxis_title="rows N (log scale)", yaxis_title="expected clusters E[K]",
+                              legend={"orientation": "h", "y": -0.3})
+        st.plotly_chart(picture, width="stretch", key="n0_picture", config=common.chart_config("n0_expected_k"))
+    with st.expander("Save, load or share these settings"):
+        st.caption("Settings only (N0, the prior, the algorithms and theirs, restarts, seed): never the data.")
+        everything = st.session_state.get("settings", {})
+        st.download_button("Download the settings (JSON)", explorer.settings_to_json(everything).encode(),
+                           "mapdp_settings.json", "application/json", key="download_settings", on_click="ignore")
+        loaded = st.file_uploader("Load settings (JSON)", type=["json"], key="w_settings_file")
+        if loaded is not None and st.session_state.get("settings_file_used") != loaded.file_id:
+            st.session_state["settings_file_used"] = loaded.file_id  # applied once, not at every rerun
+            try:
+                new_settings, ignored = explorer.settings_from_json(loaded.getvalue())
+            except ValueError as exc:
+                common.plain_error(exc, f"'{loaded.name}' was not loaded")
+            else:
+                common.apply_settings(new_settings)
+                st.session_state["settings_loaded"] = (f"Loaded {len(new_settings)} settings from '{loaded.name}'"
+                                                       + (f" (not used: {', '.join(ignored)})" if ignored else "")
+                                                       + ".")
+                st.rerun()
+        if "settings_loaded" in st.session_state:
+            st.success(st.session_state.pop("settings_loaded"))
+        if st.button("Put these settings in the address bar", key="share_settings", icon=":material/link:"):
+            st.query_params.from_dict(explorer.settings_to_query(everything))
+            st.success("The address bar now holds a link with these settings: copy it to share them. Whoever opens "
+                       "it gets these settings on their own data (the link carries no data).")
 
 with right:
     if not algorithms:
         st.info("Choose at least one algorithm on the left.")
         st.stop()
-    if st.button("Stop", icon=":material/stop:", key="stop_run", help="Stops a long run; change any setting to start again."):
-        st.info("Stopped. Change a setting to run again.")
+    shared = {"restarts": restarts, "seed": int(seed), "time_budget": float(budget)}
+    what_runs = (d.key, tuple(algorithms), repr(sorted((name, sorted(p.items())) for name, p in chosen_params.items())), repr(shared),
+                 match_k)
+    if common.stop_button("explore", what_runs, help="Stops the run in progress; it stays stopped until you change a "
+                          "setting or press Run again."):
         st.stop()
     runs = []
-    shared = {"restarts": restarts, "seed": int(seed), "time_budget": float(budget)}
+    notes = []  # said under the chart, so that the chart starts near the top of the page
     try:
-        for name in algorithms:
-            params = {**chosen_params[name], **shared}
-            if name == "DP-means" and match_k:
-                target = common.run("MAP-DP", {**chosen_params["MAP-DP"], **shared}).final.n_clusters
-                lam, reached = common.cached("lambda", {"K": target},
-                                             lambda: explorer.lambda_for_k(d, target, Z=common.numeric(d)))
-                note = "" if reached else f" (K = {target} could not be reached exactly; closest kept)"
-                st.caption(f"DP-means λ = {lam:.3g}, chosen to give MAP-DP's K = {target}{note}.")
-                params["lam"] = float(lam)
-                chosen_params[name] = {**chosen_params[name], "lam": float(lam)}
-            runs.append(common.run(name, params))
+        with common.busy("explore"):
+            for name in algorithms:
+                params = {**chosen_params[name], **shared}
+                if name == "DP-means" and match_k:
+                    target = common.run("MAP-DP", {**chosen_params["MAP-DP"], **shared}).final.n_clusters
+                    lam, reached = common.cached("lambda", {"K": target},
+                                                 lambda: explorer.lambda_for_k(d, target, Z=common.numeric(d)))
+                    note = "" if reached else f" (K = {target} could not be reached exactly; closest kept)"
+                    notes.append(f"DP-means λ = {lam:.3g}, chosen to give MAP-DP's K = {target}{note}.")
+                    params["lam"] = float(lam)
+                    chosen_params[name] = {**chosen_params[name], "lam": float(lam)}
+                runs.append(common.run(name, params))
     except ValueError as exc:
         common.plain_error(exc, "The clustering could not run")
         st.stop()
@@ -153,36 +220,51 @@ with right:
     sample = explorer.display_sample(d.n_rows, seed=int(seed))
     frames = explorer.animation_frames(runs, coords, sample, d.truth)
     if len(sample) < d.n_rows:
-        st.caption(f"Showing {len(sample):,} of {d.n_rows:,} rows, drawn at random so the page stays quick; "
-                   "the algorithms use every row and the ellipses are computed from all of them.")
+        notes.append(f"Showing {len(sample):,} of {d.n_rows:,} rows, drawn at random so the page stays quick; "
+                    "the algorithms use every row and the ellipses are computed from all of them.")
     if frames.thinned:
-        st.caption(f"{' and '.join(frames.thinned)} ran more than {explorer.MAX_FRAMES} sweeps: the animation shows "
-                   f"{explorer.MAX_FRAMES} of them, evenly spaced (the slider gives each one's sweep number); the "
-                   "curves below show every sweep.")
+        notes.append(f"{' and '.join(frames.thinned)} ran more than {explorer.MAX_FRAMES} sweeps: the animation shows "
+                    f"{explorer.MAX_FRAMES} of them, evenly spaced (the slider gives each one's sweep number); the "
+                    "curves below show every sweep.")
     numeric_only = [a for a in algorithms if explorer.algorithm(a).input == "numeric"]
     if d.has_gaps and numeric_only:
-        st.caption(f"{', '.join(numeric_only)} cannot skip missing values: for them each gap is set to its column's "
-                   "mean. MAP-DP leaves gaps out of the likelihood (PLOS Appendix F).")
+        notes.append(f"{', '.join(numeric_only)} cannot skip missing values: for them each gap is set to its column's "
+                    "mean. MAP-DP leaves gaps out of the likelihood (PLOS Appendix F).")
 
     last = frames.n_frames - 1
     frame = int(np.clip(st.session_state.get("explore_frame", last), 0, last))
     results = (d.key, tuple((r.algorithm, repr(sorted(r.params.items()))) for r in runs))
     if st.session_state.get("explore_results") != results:
         frame = last  # new results: show where they converged
-    b1, b2, b3, b4 = st.columns([1, 1, 1, 5])
-    if b1.button("First", icon=":material/first_page:", key="frame_first"):
+    chart_slot = st.container()  # the chart, drawn below once the frame is known, above its buttons
+    nav = st.container(horizontal=True, vertical_alignment="center", gap="small")
+    if nav.button("First", icon=":material/first_page:", key="frame_first"):
         frame = 0
-    if b2.button("Back", icon=":material/chevron_left:", key="frame_back", help="Step back one frame (one sweep, unless the run was thinned)"):
+    if nav.button("Back", icon=":material/chevron_left:", key="frame_back", help="Step back one frame (one sweep, unless the run was thinned)"):
         frame = max(0, frame - 1)
-    if b3.button("Step", icon=":material/chevron_right:", key="frame_next", help="Step forward one frame (one sweep, unless the run was thinned)"):
+    if nav.button("Step", icon=":material/chevron_right:", key="frame_next", help="Step forward one frame (one sweep, unless the run was thinned)"):
         frame = min(last, frame + 1)
     st.session_state["explore_frame"] = frame
     st.session_state["explore_results"] = results
-    b4.caption("Play, Pause and the sweep slider are under the chart; First, Back and Step move one frame at a time.")
+    nav.caption("First, Back and Step move one frame at a time; ▶ Play, ❚❚ Pause and the sweep slider are just above.")
     settings = {name: controls.caption(explorer.algorithm(name), chosen_params[name]) for name in algorithms}
     fig = figures.animation_figure(frames, coords[sample], axis_names, start=frame, show_ellipses=ellipses,
                                    settings=settings)
-    st.plotly_chart(fig, width="stretch", key="animation")
+    st.session_state["explore_draws"] = st.session_state.get("explore_draws", 0) + 1
+    common.play_from(fig, frame, st.session_state["explore_draws"])
+    chart_slot.plotly_chart(fig, width="stretch", key="animation", config=common.chart_config("mapdp_explore"))
+    for note in notes:
+        st.caption(note)
+
+    def animation_html() -> bytes:
+        """Every algorithm shown, side by side, with Play and the sweep slider, in one file that opens offline."""
+        whole = figures.animation_figure(frames, coords[sample], axis_names, show_ellipses=ellipses, settings=settings)
+        return whole.to_html(include_plotlyjs=True, full_html=True, auto_play=False).encode()
+
+    st.download_button("Download the animation (self-contained HTML)", animation_html, "mapdp_explore.html",
+                       "text/html", key="download_animation", on_click="ignore", icon=":material/download:",
+                       help=f"{', '.join(algorithms)} side by side, every frame, Play and the slider; opens in any "
+                            "browser without this app.")
 
     rows = []
     for r, info in zip(runs, frames.info):
@@ -192,4 +274,5 @@ with right:
             row.update(NMI=round(float(info["nmi"].iloc[-1]), 3), ARI=round(float(info["ari"].iloc[-1]), 3))
         rows.append(row)
     st.dataframe(rows, hide_index=True, width="stretch")
-    st.plotly_chart(figures.trace_figure(frames), width="stretch", key="traces")
+    st.plotly_chart(figures.trace_figure(frames), width="stretch", key="traces",
+                    config=common.chart_config("mapdp_traces"))

@@ -4,7 +4,9 @@ import pandas as pd
 import streamlit as st
 
 from mapdp_core import explorer
+from mapdp_core.encoding import unseen_notes
 from mapdp_core.loading import DataLoadError, read_table
+from mapdp_core.loading.export import csv_bytes
 from ui import common
 
 d = common.data()
@@ -37,8 +39,9 @@ if missing_cols:
     st.error(f"The new rows lack the column(s) {missing_cols}; the model needs every feature column "
              "(leave a value empty if it is unknown).")
     st.stop()
+unseen = []  # categories never seen in training: scored as missing, said per row below
 try:
-    rows = explorer.encode_new_rows(d, new[d.features])
+    rows = explorer.encode_new_rows(d, new[d.features], unseen=unseen)
     proba = model.predict_proba(rows)
     labels = model.predict(rows)
     density = model.score_samples(rows)
@@ -50,8 +53,12 @@ out = new.reset_index(drop=True).copy()
 out.insert(0, "assigned", [names[-1] if z == model.NEW_CLUSTER else names[z] for z in labels])
 out.insert(1, "probability", proba.max(axis=1).round(3))
 out.insert(2, "log density", np.round(density, 3))
+if unseen:
+    out.insert(3, "note" if "note" not in out.columns else "prediction note", unseen_notes(unseen, len(out)))
+    st.warning(f"{len({c['row'] for c in unseen})} row(s) hold a category never seen in training; each such value "
+               "was left out (scored as missing), as the 'note' column says.")
 st.dataframe(out, hide_index=True, width="stretch", key="predict_result")
 with st.expander("Probability of every cluster"):
     st.dataframe(pd.DataFrame(proba, columns=names).round(4), hide_index=True, width="stretch")
-st.download_button("Download the predictions (CSV)", out.to_csv(index=False).encode(), "predictions.csv",
+st.download_button("Download the predictions (CSV)", csv_bytes(out), "predictions.csv",
                    "text/csv", key="predict_download")

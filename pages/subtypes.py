@@ -1,13 +1,16 @@
 """Subtypes: cluster profiles (PLOS Tables 3-4), tests between clusters, ranked features, imputed values, downloads."""
+import numpy as np
 import streamlit as st
 
 from mapdp_core import explorer, figures
+from mapdp_core.loading.export import csv_bytes
 from mapdp_core.profiles import cluster_profiles, feature_tests
 from mapdp_core.stability import cluster_stability
 from ui import common
 
 d = common.data()
 st.title("Subtypes")
+common.image_format_choice()
 params, run, model = common.fitted_mapdp()
 labels = model.labels_
 raw = d.table[d.features]
@@ -40,12 +43,16 @@ st.dataframe(prof.table, width="stretch", key="sub_profile")
 heat = explorer.cluster_heatmap(d, labels)
 if len(heat):
     st.plotly_chart(figures.heatmap_figure(heat.round(2), heat.round(1).astype(str), "sd from overall mean"),
-                    width="stretch", key="sub_heatmap")
+                    width="stretch", key="sub_heatmap", config=common.chart_config("cluster_heatmap"))
 
 st.subheader("Which features separate the clusters")
 st.caption("One test per feature across clusters (Welch t / Mann-Whitney / Kruskal-Wallis for numbers and scores, "
-           "chi-square or Fisher for categories), q = Benjamini-Hochberg adjusted p; rank 1 separates best.")
-st.dataframe(tests, hide_index=True, width="stretch", key="sub_tests")
+           "chi-square or Fisher for categories), q = Benjamini-Hochberg adjusted p; rank 1 separates best. "
+           "p and q are given to two significant figures (scientific below 0.001; '< 1e-300' is past what the "
+           "computer's numbers resolve). A note says when a cluster's constant values called for the rank test.")
+# p and q as text (explorer.tests_for_display): as plain decimals a p of 1e-300 filled its column with
+# zeros, and a feature that could not be tested showed "None" instead of the reason
+st.dataframe(explorer.tests_for_display(tests), hide_index=True, width="stretch", key="sub_tests")
 
 if d.has_gaps:
     st.subheader("Imputed values")
@@ -53,22 +60,30 @@ if d.has_gaps:
                "row's cluster, the predictive mean for measurements and the most probable value otherwise "
                "(PLOS Appendix F).")
     filled, was_missing = model.impute()
-    rows = was_missing.any(axis=1).to_numpy()
-    shown = filled[rows].copy()
-    shown.insert(0, "cluster", labels[rows])
-    shown.insert(0, "row", d.table.index[rows])
-    st.dataframe(shown, hide_index=True, width="stretch", key="sub_imputed")
+    shown, was_filled = explorer.imputed_rows(d, labels, filled, was_missing)
+    id_name = shown.columns[0]
+    st.caption(f"Rows are named by {'their ' + id_name if id_name != 'row' else 'their row number (from 1)'}; "
+               "filled cells are shaded and listed in the column 'filled'.")
+    shaded = shown.style.apply(lambda _: np.where(was_filled, "background-color: #fde9a9", ""), axis=None)
+    st.dataframe(shaded, hide_index=True, width="stretch", key="sub_imputed")
 
 st.subheader("Downloads")
 c1, c2, c3 = st.columns(3)
 table = explorer.assignments(d, labels)
-c1.download_button("Assignments with the original rows (CSV)", table.to_csv(index=False).encode(),
+c1.download_button("Assignments with the original rows (CSV)", csv_bytes(table),
                    "assignments.csv", "text/csv", key="download_assignments")
-c2.download_button("Profiles (CSV)", prof.tidy.to_csv(index=False).encode(), "profiles.csv", "text/csv",
+c2.download_button("Profiles (CSV)", csv_bytes(prof.tidy), "profiles.csv", "text/csv",
                    key="download_profiles")
 coords, names = common.cached("view", {"features": None}, lambda: explorer.projection(d))
 sample = explorer.display_sample(d.n_rows)
 frames = explorer.animation_frames([run], coords, sample, d.truth)
-html = figures.animation_figure(frames, coords[sample], names).to_html(include_plotlyjs=True, full_html=True)
-c3.download_button("Animated figure (self-contained HTML)", html.encode(), "mapdp_clusters.html", "text/html",
-                   key="download_figure")
+
+
+def _figure_html() -> bytes:
+    """Built when the button is pressed: the page does not carry a 5 MB file on every run."""
+    return figures.animation_figure(frames, coords[sample], names).to_html(include_plotlyjs=True, full_html=True,
+                                                                           auto_play=False).encode()
+
+
+c3.download_button("Animated figure (self-contained HTML)", _figure_html, "mapdp_clusters.html", "text/html",
+                   key="download_figure", on_click="ignore")

@@ -8,6 +8,7 @@ from ui import common
 
 d = common.data()
 st.title("Tune")
+common.image_format_choice()
 
 
 def _applied(message: str) -> None:
@@ -29,7 +30,8 @@ st.caption("MAPDP() fits each candidate setting and compares them by the exact j
            "partition found for it (PLOS Appendix G, approach 2, extended to the prior); lower is better. Stage 1 "
            "tries the spread (and whether the real-valued features form one correlated block), stage 2 the other "
            "features' prior weight and N0, stage 3 the spread again.")
-st.plotly_chart(figures.search_figure(choice.table), width="stretch", key="tune_search_plot")
+st.plotly_chart(figures.search_figure(choice.table), width="stretch", key="tune_search_plot",
+                config=common.chart_config("tune_search"))
 st.write(f"Chosen: **N0 = {choice.N0:g}, spread × {choice.spread:g}, weight × {choice.weight:g}**"
          + (", the real-valued features as one correlated block" if choice.structure == "joint" else "")
          + (f" (searched on {choice.rows_searched:,} of {d.n_rows:,} rows)" if choice.rows_searched < d.n_rows else "")
@@ -68,7 +70,8 @@ try:
 except ValueError as exc:
     common.plain_error(exc, "The N0 grid could not run")
     st.stop()
-st.plotly_chart(figures.n0_figure(g.table, g.best_N0), width="stretch", key="tune_grid_plot")
+st.plotly_chart(figures.n0_figure(g.table, g.best_N0), width="stretch", key="tune_grid_plot",
+                config=common.chart_config("tune_n0_grid"))
 k_best = int(g.table.loc[g.table["N0"] == g.best_N0, "K"].iloc[0])
 st.write(f"Lowest −ln p(X, z | N0): **N0 = {g.best_N0:g}** (K = {k_best}).")
 if st.button(f"Apply N0 = {g.best_N0:g}", key="apply_grid"):
@@ -108,7 +111,8 @@ if st.button("Run cross-validation", key="run_cv") or common.setting("cv_shown",
     except ValueError as exc:
         common.plain_error(exc, "Cross-validation could not run")
         st.stop()
-    st.plotly_chart(figures.cv_figure(cv.summary), width="stretch", key="tune_cv_plot")
+    st.plotly_chart(figures.cv_figure(cv.summary), width="stretch", key="tune_cv_plot",
+                    config=common.chart_config("tune_cross_validation"))
     st.dataframe(cv.summary.round(4), hide_index=True, width="stretch")
     st.write(f"Best held-out likelihood: **N0 = {cv.best_N0:g}, spread × {cv.best_scale:g}**.")
     if st.button("Apply both", key="apply_cv"):

@@ -96,8 +96,11 @@ def test_explore_step_buttons_move_one_sweep(at):
     assert "sweep 1 ·" in _titles(_chart(at, "animation"))[0]
     at.button(key="frame_next").click().run()
     assert _chart(at, "animation")["layout"]["sliders"][0]["active"] == 1
-    at.button(key="stop_run").click().run()
-    assert any("Stopped" in i.value for i in at.info)
+    # Stop with nothing running changes nothing: the chart stays, at the frame shown
+    at.button(key="explore_stop").click().run()
+    _ok(at)
+    assert not any("Stopped" in i.value for i in at.info)
+    assert _chart(at, "animation")["layout"]["sliders"][0]["active"] == 1
 
 
 def test_explore_expected_k_sets_n0(at):

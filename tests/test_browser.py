@@ -5,7 +5,13 @@ clustered; the N0 slider is moved with the keyboard and the time until the chart
 new N0's clustering is measured and printed (slider-to-first-frame, N = 4 000); the
 animation plays; a data set with gaps is loaded through the Data page; the Subtypes page
 downloads the assignments, whose row count must equal the data's. No exception box may
-appear anywhere. Screenshots go to ``$MAPDP_SCREENSHOTS`` (default /tmp/mapdp_screens).
+appear anywhere.
+
+Before that, the layout is measured at 1280×720, 1920×1080, a phone (390×844) and in the dark
+theme: no label of a chart (titles, axis titles, tick labels, buttons, slider, legend) overlaps
+another or sticks out; no button, pill or chip label is cut short; the sidebar lists the app's page
+titles from its first paint. Screenshots go to ``$MAPDP_SCREENSHOTS`` (default tests/artifacts/,
+which git ignores): look at them.
 
 This test must run in CI: a missing browser fails it (``make test`` installs Chromium).
 Set MAPDP_SKIP_BROWSER=1 to skip it deliberately.
@@ -26,8 +32,9 @@ ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("MAPDP_CHROMIUM", "/usr/bin/chromium")
 LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-SHOTS = Path(os.environ.get("MAPDP_SCREENSHOTS", "/tmp/mapdp_screens"))
+SHOTS = Path(os.environ.get("MAPDP_SCREENSHOTS", ROOT / "tests" / "artifacts"))
 TITLES = ".js-plotly-plot .annotation-text"
+PAGE_TITLES = ["Home", "Data", "Explore", "Compare", "Tune", "Subtypes", "Predict"]  # as app.py names them
 
 pytestmark = pytest.mark.slow
 
@@ -53,7 +60,8 @@ def _free_port() -> int:
 def app_url():
     _require_browser()
     port = _free_port()
-    log = open(SHOTS.parent / f"mapdp_streamlit_{port}.log", "w") if SHOTS.parent.exists() else subprocess.DEVNULL
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    log = open(SHOTS / "streamlit.log", "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.address",
          "127.0.0.1", "--server.headless", "true", "--server.fileWatcherType", "none",
@@ -80,19 +88,23 @@ def app_url():
 
 
 @pytest.fixture(scope="module")
-def page(app_url):
+def browser(app_url):
     from playwright.sync_api import sync_playwright
 
-    SHOTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
-        context = browser.new_context(viewport={"width": 1500, "height": 1000}, accept_downloads=True)
-        pg = context.new_page()
-        pg.set_default_timeout(120_000)
-        pg.goto(app_url)
-        yield pg
-        context.close()
-        browser.close()
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="module")
+def page(browser, app_url):
+    context = browser.new_context(viewport={"width": 1500, "height": 1000}, accept_downloads=True)
+    pg = context.new_page()
+    pg.set_default_timeout(120_000)
+    pg.goto(app_url)
+    yield pg
+    context.close()
 
 
 def _no_exception(page):
@@ -117,9 +129,153 @@ def _titles(page) -> list:
 
 
 def _goto(page, name: str):
-    page.locator('[data-testid="stSidebarNav"] a', has_text=name).click()
+    page.locator('[data-testid="stSidebar"]').get_by_role("link", name=name, exact=True).click()
     page.get_by_role("heading", name=name, exact=True).first.wait_for()
     _idle(page)
+
+
+# Records, from before the first paint, every distinct list of page names the sidebar shows.
+RECORD_SIDEBAR = """(() => {
+  window.__sidebarLists = [];
+  new MutationObserver(() => {
+    const names = [...document.querySelectorAll('[data-testid="stSidebar"] a')]
+      .map(e => (e.querySelector('[data-testid="stMarkdownContainer"]') || e).textContent.trim()).join('|');
+    const seen = window.__sidebarLists;
+    if (names && seen[seen.length - 1] !== names) seen.push(names);
+  }).observe(document, {subtree: true, childList: true, characterData: true});
+})();"""
+
+# Every overlap or overflow among the labels of every Plotly chart on the page: subplot titles and
+# other annotations, axis titles, tick labels (against everything but other tick labels), the
+# updatemenu buttons, the slider and the legend. Returns sentences; empty when the charts read.
+CHART_LABEL_PROBLEMS = """() => {
+  const problems = [];
+  const box = (e) => { const r = e.getBoundingClientRect(); return {x: r.left, y: r.top, r: r.right, b: r.bottom}; };
+  const overlap = (a, b) => Math.min(a.r, b.r) - Math.max(a.x, b.x) > 1 && Math.min(a.b, b.b) - Math.max(a.y, b.y) > 1;
+  document.querySelectorAll('.js-plotly-plot').forEach((plot, p) => {
+    const parts = [];
+    const add = (selector, kind) => plot.querySelectorAll(selector).forEach(e => {
+      const b = box(e), style = getComputedStyle(e);
+      if (b.r - b.x > 0 && b.b - b.y > 0 && style.visibility !== 'hidden' && style.display !== 'none')
+        parts.push({kind, text: (e.textContent || '').slice(0, 40), b});
+    });
+    add('.annotation', 'title');
+    add('text[class$="title"]', 'axis title');
+    add('.xtick text, .ytick text', 'tick label');
+    add('.updatemenu-button', 'button');
+    add('.slider-container', 'slider');
+    add('.legend', 'legend');
+    const chart = box(plot.querySelector('.main-svg'));
+    parts.forEach((a, i) => {
+      if (a.b.x < chart.x - 1 || a.b.r > chart.r + 1 || a.b.y < chart.y - 1 || a.b.b > chart.b + 1)
+        problems.push(`chart ${p}: ${a.kind} "${a.text}" sticks out of the chart`);
+      parts.slice(i + 1).forEach(b => {
+        if (!(a.kind === 'tick label' && b.kind === 'tick label') && overlap(a.b, b.b))
+          problems.push(`chart ${p}: ${a.kind} "${a.text}" overlaps ${b.kind} "${b.text}"`);
+      });
+    });
+  });
+  return problems;
+}"""
+
+# Every label in the page's main area cut short with an ellipsis ("Fi…", how Streamlit truncates
+# button, pill and chip labels), every button (pills included) cut off by a box around it (a row of
+# pills scrolls sideways and cut "DP-mea"), and a page that scrolls sideways. Plotly's modebar icons
+# are left out: inside a chart that scrolls sideways on a phone they are reached by scrolling.
+CONTROL_LABEL_PROBLEMS = """() => {
+  const problems = [];
+  const main = document.querySelector('[data-testid="stMain"]');
+  const text = (e) => (e.innerText || e.textContent || '').trim().replace(/\\s+/g, ' ').slice(0, 40);
+  main.querySelectorAll('*').forEach(e => {
+    if (getComputedStyle(e).textOverflow === 'ellipsis' && e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1)
+      problems.push(`"${text(e)}" is cut short (${e.scrollWidth} px of text in ${e.clientWidth} px)`);
+  });
+  main.querySelectorAll('button:not(.modebar-btn)').forEach(button => {
+    const r = button.getBoundingClientRect();
+    if (r.width === 0) return;
+    if (button.scrollWidth > button.clientWidth + 1) problems.push(`button "${text(button)}" overflows itself`);
+    for (let box = button.parentElement; box && box !== main; box = box.parentElement) {
+      if (getComputedStyle(box).overflowX === 'visible') continue;
+      const q = box.getBoundingClientRect();
+      if (r.left < q.left - 1 || r.right > q.right + 1) {
+        problems.push(`button "${text(button)}" is cut off by its box`);
+        break;
+      }
+    }
+  });
+  if (main.scrollWidth > main.clientWidth + 1)
+    problems.push(`the page scrolls sideways (${main.scrollWidth} px of content in ${main.clientWidth} px)`);
+  return problems;
+}"""
+
+# The colour seen behind the animation's first panel: the first opaque colour from the plot area's
+# own background outwards (the chart's paper, then the page), and its relative luminance (0 to 1).
+PLOT_BACKGROUND = """() => {
+  const rgba = (c) => { const m = (c || '').match(/rgba?\\(([^)]+)\\)/); if (!m) return null;
+    const v = m[1].split(',').map(Number); return {r: v[0], g: v[1], b: v[2], a: v.length > 3 ? v[3] : 1}; };
+  const plot = document.querySelector('.st-key-animation .js-plotly-plot');
+  const area = plot.querySelector('.bglayer .bg');
+  const layers = area ? [getComputedStyle(area).fill] : [];
+  for (let e = plot.querySelector('.main-svg'); e; e = e.parentElement) layers.push(getComputedStyle(e).backgroundColor);
+  for (const c of layers) {
+    const v = rgba(c);
+    if (v && v.a > 0.5) return [c, (0.2126 * v.r + 0.7152 * v.g + 0.0722 * v.b) / 255];
+  }
+  return ['none', 1];
+}"""
+
+# the animation's three runs are drawn and the curves under them too: the page has settled
+SETTLED = """() => [...document.querySelectorAll('.st-key-animation .annotation-text')]
+    .filter(e => e.textContent.includes('(done)')).length >= 3
+    && document.querySelector('.st-key-traces .js-plotly-plot') !== null"""
+
+
+def _open_explore(browser, url: str, width: int, height: int, timeout_ms: int = 120_000, before=None):
+    """A new session on Explore at ``width`` × ``height``, waited on until the first page has settled."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    pg = context.new_page()
+    pg.set_default_timeout(timeout_ms)
+    if before:
+        pg.add_init_script(before)
+    pg.goto(url)
+    pg.wait_for_function(SETTLED, timeout=timeout_ms)
+    pg.wait_for_timeout(500)  # Plotly lays the labels out once more after the chart is attached
+    return context, pg
+
+
+def test_layout_reads_at_common_sizes_and_in_dark_mode(browser, app_url):
+    # The first visit of the test's server (cold numba cache: up to 360 s, as below), recorded from
+    # before the first paint: the sidebar must never list helper files by their lower-case names.
+    context, pg = _open_explore(browser, app_url, 1280, 720, timeout_ms=360_000, before=RECORD_SIDEBAR)
+    lists = pg.evaluate("() => window.__sidebarLists")
+    assert lists and all(names.split("|") == PAGE_TITLES for names in lists), lists
+    context.close()
+
+    for width, height in [(1280, 720), (1920, 1080), (390, 844)]:
+        context, pg = _open_explore(browser, app_url, width, height)
+        pg.screenshot(path=str(SHOTS / f"layout_explore_{width}x{height}.png"))
+        pg.locator(".st-key-animation").screenshot(path=str(SHOTS / f"layout_animation_{width}x{height}.png"))
+        _no_exception(pg)
+        assert pg.evaluate(CHART_LABEL_PROBLEMS) == [], f"at {width}×{height}"
+        assert pg.evaluate(CONTROL_LABEL_PROBLEMS) == [], f"at {width}×{height}"
+        if (width, height) == (1280, 720):
+            # the chart starts in the upper half and its panels are whole above the fold
+            chart = pg.locator(".st-key-animation").bounding_box()
+            panels = pg.locator(".st-key-animation .nsewdrag").evaluate_all(
+                "els => els.map(e => e.getBoundingClientRect().bottom)")
+            assert chart["y"] < height / 2 and panels and max(panels) <= height, (chart, panels)
+        if width == 1920:
+            assert pg.evaluate(PLOT_BACKGROUND)[1] > 0.8  # light theme: a light plot
+        context.close()
+
+    # dark theme: the plot panels follow it (they stayed white while the page turned dark)
+    context, pg = _open_explore(browser, app_url + "/?embed=true&embed_options=dark_theme", 1280, 720)
+    pg.screenshot(path=str(SHOTS / "layout_explore_dark_1280x720.png"))
+    colour, luminance = pg.evaluate(PLOT_BACKGROUND)
+    assert luminance < 0.3, f"the plot background is {colour} in the dark theme"
+    assert pg.evaluate(CHART_LABEL_PROBLEMS) == []
+    _no_exception(pg)
+    context.close()
 
 
 def test_browser_session(page):

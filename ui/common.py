@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable
+from contextlib import contextmanager
 
 import streamlit as st
 
@@ -53,9 +54,16 @@ def data() -> explorer.AppData:
     return st.session_state["data"]
 
 
-def set_data(d: explorer.AppData) -> None:
-    """Make ``d`` the session's data set; settings that depend on the data go back to their defaults."""
+def set_data(d: explorer.AppData, origin: dict | None = None) -> None:
+    """Make ``d`` the session's data set; settings that depend on the data go back to their defaults.
+
+    ``origin`` records how the Data page made it (its widgets' values: the source, the data set
+    or generator chosen, ...), so that the Data page shows the data actually loaded when it opens
+    again (see :func:`data_origin`). None keeps the current record (e.g. new likelihoods for the
+    same table)."""
     st.session_state["data"] = d
+    if origin is not None:
+        st.session_state["data_origin"] = dict(origin)
     settings = st.session_state.setdefault("settings", {})
     # per-algorithm settings ("K-means:n_clusters") default from the data (e.g. the true K)
     from ui.controls import widget_key
@@ -70,6 +78,48 @@ def set_data(d: explorer.AppData) -> None:
     st.session_state.pop("runs", None)
 
 
+def data_origin() -> dict:
+    """How the session's data were made, as the Data page's widget values (the default
+    scenario, as a built-in data set, until something else is loaded)."""
+    if "data_origin" not in st.session_state:
+        st.session_state["data_origin"] = scenario_origin(DEFAULT_SCENARIO)
+    return st.session_state["data_origin"]
+
+
+def scenario_origin(section: str) -> dict:
+    """The Data page's record (see :func:`set_data`) of a PLOS scenario loaded as a built-in data set."""
+    from mapdp_core.synthetic import PLOS_SCENARIOS
+
+    return {"w_data_source": "Built-in", "w_builtin": f"PLOS {section}: {PLOS_SCENARIOS[section]}"}
+
+
+def init_widget(widget_key: str, value) -> None:
+    """Give a widget its value before it is drawn, if it has none yet (its first draw, or the
+    first after a page switch, which drops widget state, or after :func:`apply_setting`).
+
+    The value goes through ``st.session_state``, so the browser is told to show it: a widget
+    given a new ``value=`` argument under the same key keeps showing, and later sends back, the
+    old one. Draw the widget with ``key=widget_key`` and no ``value``/``index``/``default``."""
+    if widget_key not in st.session_state:
+        st.session_state[widget_key] = value
+
+
+def editor_start(editor_key: str, base):
+    """The table a ``st.data_editor`` under ``editor_key`` starts from: ``base``, or the edits the
+    user made on an earlier visit (Streamlit drops an editor's state when the page changes; pass
+    the editor's result to :func:`keep_edits`). While the page stays open the start stays the
+    same, so the editor keeps its own state."""
+    starts = st.session_state.setdefault("editor_starts", {})
+    if editor_key not in st.session_state:  # its first draw, or the first since a page switch
+        starts[editor_key] = st.session_state.setdefault("kept_edits", {}).get(editor_key, base)
+    return starts.get(editor_key, base)
+
+
+def keep_edits(editor_key: str, edited) -> None:
+    """Remember a data editor's edited table for :func:`editor_start` (this session's memory only)."""
+    st.session_state.setdefault("kept_edits", {})[editor_key] = edited
+
+
 def setting(key: str, default):
     """A setting that outlives the page that shows its widget (widget state is dropped on page change)."""
     return st.session_state.setdefault("settings", {}).get(key, default)
@@ -80,9 +130,125 @@ def remember_setting(key: str, value) -> None:
 
 
 def apply_setting(key: str, value) -> None:
-    """Set a setting from elsewhere (e.g. Tune's "apply"), so its widget shows it next time."""
+    """Set a setting from elsewhere (Tune's "apply", Explore's "Use it", a settings file or link).
+
+    Its widget's state is dropped, so that where the widget is drawn next, :func:`init_widget`
+    hands it the new value through the session state: the widget shows the value that runs.
+    Call ``st.rerun()`` afterwards when the widget was already drawn in this run."""
     remember_setting(key, value)
     st.session_state.pop(f"w_{key}", None)
+
+
+def apply_settings(settings: dict) -> None:
+    """:func:`apply_setting` for each of ``settings`` (app settings and "<algorithm>:<parameter>")."""
+    from ui.controls import widget_key
+
+    for key, value in settings.items():
+        remember_setting(key, value)
+        if ":" in key:
+            st.session_state.pop(widget_key(*key.split(":", 1)), None)
+        else:
+            st.session_state.pop(f"w_{key}", None)
+
+
+def settings_from_link() -> None:
+    """Once per session: apply the settings a shared link carries in its query parameters
+    (:func:`mapdp_core.explorer.settings_to_query`; settings only, never data). A bad value is
+    said in a sentence and the link's other settings are still used."""
+    if st.session_state.get("link_read"):
+        return
+    st.session_state["link_read"] = True
+    params = {k: st.query_params.get(k) for k in st.query_params.keys()}
+    if not params:
+        return
+    try:
+        settings, _ = explorer.settings_from_query(params)
+    except ValueError as exc:
+        st.session_state["link_problem"] = f"The link's settings were not used: {exc}"
+        return
+    apply_settings(settings)
+
+
+@contextmanager
+def busy(page: str):
+    """A context for a page's long computation: while it runs, the page counts as busy, so
+    that :func:`stop_button` knows a click on Stop interrupted it. Streamlit interrupts a run
+    with its own control exceptions (BaseException, not Exception): those leave the mark set."""
+    st.session_state[f"{page}_busy"] = True
+    try:
+        yield
+    except Exception:
+        st.session_state[f"{page}_busy"] = False
+        raise
+    st.session_state[f"{page}_busy"] = False
+
+
+def stop_button(page: str, params_key, container=st, help: str = "Stops a run in progress.") -> bool:
+    """Draw a Stop button; True when the page must stop here and say so.
+
+    A click stops only a run in progress (one :func:`busy` marked and Streamlit interrupted for
+    the click): with nothing running it changes nothing. A stopped run stays stopped for the
+    same settings (``params_key``) until "Run again" or a change of setting."""
+    clicked = container.button("Stop", icon=":material/stop:", key=f"{page}_stop", help=help)
+    was_busy = st.session_state.pop(f"{page}_busy", False)
+    if clicked and was_busy:
+        st.session_state[f"{page}_stopped"] = params_key
+    elif clicked:
+        st.toast("Nothing is running: Stop interrupts a run in progress.")
+    if st.session_state.get(f"{page}_stopped") is None:
+        return False
+    if st.session_state[f"{page}_stopped"] != params_key:
+        st.session_state.pop(f"{page}_stopped")
+        return False
+    if st.session_state.get(f"{page}_run_again"):  # clicked: read before drawing, so nothing stale stays on screen
+        st.session_state.pop(f"{page}_stopped")
+        return False
+    st.info("Stopped. Change a setting, or press Run again.")
+    st.button("Run again", icon=":material/play_arrow:", key=f"{page}_run_again")
+    return True
+
+
+def play_from(fig, start: int, render: int):
+    """Make the animation's ▶ Play continue from frame ``start``, the frame the page shows.
+
+    Plotly's Play (``fromcurrent``) goes on from the last frame the browser animated to, and a
+    freshly drawn figure has none, so it started from frame 1. Here Play plays frames ``start``
+    to the end (or all of them from the last frame, to watch again); after a Pause or a move of
+    the slider in the browser it goes on from there. The frame names carry ``render`` (a number
+    new at every draw) so that a frame the browser reached in an earlier drawing of the chart is
+    never taken for the current one.
+    """
+    names = [f"{render}-{i}" for i in range(len(fig.frames))]
+    for frame, name in zip(fig.frames, names):
+        frame.name = name
+    slider = fig.layout.sliders[0]
+    for step, name in zip(slider.steps, names):
+        step.args = [[name], step.args[1]]
+    play = fig.layout.updatemenus[0].buttons[0]
+    last = len(names) - 1
+    play.args = [None if start <= 0 or start >= last else names[start:], play.args[1]]
+    return fig
+
+
+IMAGE_FORMATS = ("png", "svg")
+
+
+def image_format_choice() -> None:
+    """The sidebar's choice of what a chart's camera button saves (PNG or SVG); call once per page."""
+    init_widget("w_image_format", setting("image_format", "png"))
+    chosen = st.sidebar.radio("Charts' camera button saves", IMAGE_FORMATS, key="w_image_format", horizontal=True,
+                              format_func=str.upper, help="The camera icon above each chart (top right, on hover) "
+                              "saves it as an image, drawn by your browser.")
+    remember_setting("image_format", chosen)
+
+
+def chart_config(filename: str) -> dict:
+    """The ``config`` for ``st.plotly_chart``: its modebar camera button (Plotly's toImage, drawn
+    in the browser, no server-side engine) saves the chart as the chosen format (PNG at twice the
+    size, or SVG) under ``filename``."""
+    image_format = setting("image_format", "png")
+    return {"toImageButtonOptions": {"format": image_format if image_format in IMAGE_FORMATS else "png",
+                                     "filename": filename, "scale": 2}, "displaylogo": False}
 
 
 def _remember(key: tuple, compute: Callable):
@@ -101,6 +267,11 @@ def cached(kind: str, params: dict, compute: Callable):
     """``compute()`` once per (data set, kind, parameters) in this session."""
     d = data()
     return _remember((d.key, kind, tuple(sorted(params.items()))), compute)
+
+
+def has_cached(kind: str, params: dict) -> bool:
+    """Whether :func:`cached` already holds ``kind`` with ``params`` for the session's data."""
+    return (data().key, kind, tuple(sorted(params.items()))) in st.session_state.get("runs", {})
 
 
 def numeric(d: explorer.AppData):

@@ -31,27 +31,33 @@ def nearest(options, value):
 
 
 def control(algorithm: str, parameter: str, spec: Control, *, default=None, container=st, disabled: bool = False):
-    """Show the widget for one parameter and return its value (remembered in the session)."""
+    """Show the widget for one parameter and return its value (remembered in the session).
+
+    The widget gets its value through the session state (:func:`ui.common.init_widget`), so a
+    value set elsewhere (a settings file, a link) is the value it shows and the value that runs."""
     setting = f"{algorithm}:{parameter}"
     value = common.setting(setting, spec.default if default is None else default)
     key = widget_key(algorithm, parameter)
     if spec.kind == "int":
         low, high = int(spec.low if spec.low is not None else 0), int(spec.high if spec.high is not None else 100)
-        value = container.slider(spec.label, low, high, int(np.clip(value, low, high)), key=key, help=spec.help or None,
-                                 disabled=disabled)
+        common.init_widget(key, int(np.clip(value, low, high)))
+        value = container.slider(spec.label, low, high, key=key, help=spec.help or None, disabled=disabled)
     elif spec.kind == "float" and spec.log:
         options = log_options(spec.low, spec.high, spec.default)
-        value = container.select_slider(spec.label, options=options, value=nearest(options, value), key=key,
-                                        help=spec.help or None, disabled=disabled)
+        common.init_widget(key, nearest(options, value))
+        value = container.select_slider(spec.label, options=options, key=key, help=spec.help or None,
+                                        disabled=disabled)
     elif spec.kind == "float":
-        value = container.number_input(spec.label, min_value=spec.low, max_value=spec.high, value=float(value),
-                                       key=key, help=spec.help or None, disabled=disabled)
+        common.init_widget(key, float(value))
+        value = container.number_input(spec.label, min_value=spec.low, max_value=spec.high, key=key,
+                                       help=spec.help or None, disabled=disabled)
     elif spec.kind == "bool":
-        value = container.checkbox(spec.label, value=bool(value), key=key, help=spec.help or None, disabled=disabled)
+        common.init_widget(key, bool(value))
+        value = container.checkbox(spec.label, key=key, help=spec.help or None, disabled=disabled)
     else:
         options = list(spec.options)
-        value = container.selectbox(spec.label, options, index=options.index(value) if value in options else 0,
-                                    key=key, help=spec.help or None, disabled=disabled)
+        common.init_widget(key, value if value in options else options[0])
+        value = container.selectbox(spec.label, options, key=key, help=spec.help or None, disabled=disabled)
     common.remember_setting(setting, value)
     return value
 
