@@ -19,8 +19,8 @@ $(STAMP): requirements.txt pyproject.toml
 	  && $(BIN)/uv pip install -q --python $(BIN)/python --no-deps -e . ; } \
 	|| { echo "uv did not work here: installing with pip"; \
 	     $(BIN)/pip install -r requirements.txt && $(BIN)/pip install --no-deps -e . ; }
-	@echo "Compiling the clustering kernels once (numba, about 20-40 s)..."
-	$(BIN)/python -W ignore -c "import mapdp_core; print(f'compiled in {mapdp_core.warm_up():.0f} s')"
+	@echo "Compiling the clustering kernels once, on two cores (numba, about 25 s)..."
+	$(BIN)/python -W ignore -m mapdp_core._precompile
 	touch $(STAMP)
 
 run: $(STAMP)

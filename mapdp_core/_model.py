@@ -32,7 +32,9 @@ def _concat_vectors(priors, key):
 class ModelData:
     """Kernel arrays for one data set and one set of hyperparameters."""
 
-    def __init__(self, parsed: ParsedData, cap: int = 8):
+    def __init__(self, parsed: ParsedData, cap: int = 8, *, arrays_only: bool = False):
+        """``arrays_only``: build the arrays but run no kernel on them (their values are then
+        meaningless); only their types are used, to compile a kernel ahead (``_precompile``)."""
         self.parsed = parsed
         X = parsed.X
         N = X.shape[0]
@@ -69,11 +71,13 @@ class ModelData:
         self.n_fixed = tuple(m.N_FIXED for m in KERNEL_SLOTS)
         self.cnt = np.zeros(cap)
         self.logcnt = np.zeros(cap)
-        _kernels.reset_slots(0, cap, self.cnt, self.logcnt, self.fams)
         # Per-row terms that never change: the prior predictive (new-cluster) score and
         # the data-only constants (plus the Jacobian of the known-covariance transform).
         self.d_new = np.empty(N)
         self.pconst = np.empty(N)
+        if arrays_only:
+            return
+        _kernels.reset_slots(0, cap, self.cnt, self.logcnt, self.fams)
         _kernels.point_terms(1, self.d_new, self.pconst, self.fams)
         self.pconst += jacobian
         self.pconst_total = float(self.pconst.sum())
