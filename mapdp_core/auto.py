@@ -3,9 +3,11 @@ exact joint evidence of each candidate's MAP partition.
 
 Likelihoods (``likelihood="auto"``). Each column gets the family that the Data page suggests
 (:func:`mapdp_core.loading.suggest_roles_and_families`, one function for both): two values ->
-bernoulli, text -> categorical, small whole numbers -> binomial, other counts -> poisson,
-everything else -> normal_gamma. Identifiers, columns named like a ground-truth label, constant
-and empty columns are left out, with a warning, and reported.
+bernoulli, short text -> categorical, small whole numbers -> binomial, whole numbers that are
+plausibly counts (named like one, reaching down to zero, or spread like Poisson counts) ->
+poisson, everything else (measurements in whole units such as age or blood pressure included)
+-> normal_gamma. Identifiers, free text, dates, columns named like a ground-truth label,
+constant and empty columns are left out, with a warning, and reported.
 
 Hyperparameters (``prior="auto"``, ``N0="auto"``). PLOS Appendix G, approach 2, extended from N0
 to the prior: candidate settings theta = (structure, spread, weight, N0) are fitted and compared
