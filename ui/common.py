@@ -21,7 +21,9 @@ DEFAULT_SCENARIO = "5.2"
 _RUNS_KEPT = 24
 
 
-@st.cache_resource(show_spinner="Preparing the clustering engine (once per server)...")
+@st.cache_resource(show_spinner="Preparing the clustering engine, once per server: loading the compiled "
+                   "kernels takes a second or two; where they were never compiled (`make` compiles them "
+                   "at install), compiling takes about 30-60 s...")
 def warm_up() -> float:
     """Load or compile the numba kernels once per server process."""
     return mapdp_core.warm_up()
