@@ -8,7 +8,7 @@ from .estimator import Control, SweepEstimator  # noqa: E402
 from .families import FAMILIES  # noqa: E402
 from .gibbs import CollapsedGibbs, collapsed_gibbs  # noqa: E402
 from .kmeans import KMeans, KMeansBIC, kmeans, kmeans_bic, kmeans_plusplus  # noqa: E402
-from .mapdp import MAPDP, default_prior, map_dp  # noqa: E402
+from .mapdp import MAPDP, UnseenCategoryWarning, default_prior, map_dp  # noqa: E402
 from .metrics import clustering_scores, match_label_sequence, match_labels  # noqa: E402
 from .mixtures import EMGaussianMixture, VariationalDP, em_gaussian_mixture, variational_dp  # noqa: E402
 from .registry import ALGORITHMS, algorithm, register, warm_up  # noqa: E402
@@ -20,7 +20,7 @@ from .tuning import (CrossValidation, MapN0, N0Grid, cross_validate, expected_cl
                      n0_for_expected_clusters, n0_grid, scaled_prior)
 
 __all__ = [
-    "MAPDP", "map_dp", "default_prior", "warm_up", "SweepState", "FAMILIES",
+    "MAPDP", "UnseenCategoryWarning", "map_dp", "default_prior", "warm_up", "SweepState", "FAMILIES",
     "SweepEstimator", "Control", "ALGORITHMS", "algorithm", "register", "EMGaussianMixture", "VariationalDP",
     "CollapsedGibbs", "collapsed_gibbs", "KMeans", "KMeansBIC", "kmeans", "kmeans_bic", "kmeans_plusplus",
     "DPMeans", "LambdaSearch", "dp_means", "dpmeans_lambda_for_k", "em_gaussian_mixture", "variational_dp",
