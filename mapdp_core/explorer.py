@@ -526,14 +526,9 @@ def compare(data: AppData, algorithms=None, *, N0: float = 3.0, spread: float = 
         algorithm, restart, K, iterations, seconds, objective (each algorithm's own, not
         comparable across algorithms), and nmi, ari when the data have ground truth.
     """
-    algorithms = list(ALGORITHMS) if algorithms is None else list(algorithms)
-    unknown = [a for a in algorithms if a not in ALGORITHMS]
-    if unknown:
-        raise ValueError(f"unknown algorithm(s) {unknown}; choose among {list(ALGORITHMS)}.")
-    restarts = check_int(restarts, "restarts", 1)
-    Z = numeric_matrix(data) if any(ALGORITHMS[a].input == "numeric" for a in algorithms) else None
-    settings = _compared_settings(data, algorithms, N0=N0, spread=spread, weight=weight, structure=structure, K=K,
-                                  lam=lam, gibbs_sweeps=gibbs_sweeps, vdp_components=vdp_components, Z=Z)
+    algorithms, restarts, Z, settings = _comparison_plan(
+        data, list(ALGORITHMS) if algorithms is None else algorithms, restarts, N0=N0, spread=spread, weight=weight, structure=structure, K=K, lam=lam,
+        gibbs_sweeps=gibbs_sweeps, vdp_components=vdp_components)
     deadline = time.perf_counter() + float(time_budget)
     tables, done, total = [], 0, len(algorithms) * restarts
 
@@ -557,6 +552,19 @@ def compare(data: AppData, algorithms=None, *, N0: float = 3.0, spread: float = 
     table = pd.concat(tables, ignore_index=True)
     first = ["algorithm", "restart", "K", "iterations", "seconds", "objective"]
     return table[first + [c for c in table.columns if c not in first]]
+
+
+def _comparison_plan(data: AppData, algorithms, restarts, **settings):
+    """(algorithms, restarts, numeric view or None, each algorithm's settings) for
+    :func:`compare` and :func:`compare_estimate`, with unknown names and a bad restart count
+    refused in plain words."""
+    algorithms = list(algorithms)
+    unknown = [a for a in algorithms if a not in ALGORITHMS]
+    if unknown:
+        raise ValueError(f"unknown algorithm(s) {unknown}; choose among {list(ALGORITHMS)}.")
+    restarts = check_int(restarts, "restarts", 1)
+    Z = numeric_matrix(data) if any(ALGORITHMS[a].input == "numeric" for a in algorithms) else None
+    return algorithms, restarts, Z, _compared_settings(data, algorithms, Z=Z, **settings)
 
 
 def _compared_settings(data: AppData, algorithms, *, N0, spread, weight, structure, K, lam, gibbs_sweeps,
@@ -591,14 +599,9 @@ def compare_estimate(data: AppData, algorithms, *, N0: float = 3.0, spread: floa
         One row per algorithm: ``algorithm``, ``setup_seconds``, ``step_seconds``, ``max_steps``
         and ``max_seconds`` (for all ``restarts``).
     """
-    algorithms = list(algorithms)
-    unknown = [a for a in algorithms if a not in ALGORITHMS]
-    if unknown:
-        raise ValueError(f"unknown algorithm(s) {unknown}; choose among {list(ALGORITHMS)}.")
-    restarts = check_int(restarts, "restarts", 1)
-    Z = numeric_matrix(data) if any(ALGORITHMS[a].input == "numeric" for a in algorithms) else None
-    settings = _compared_settings(data, algorithms, N0=N0, spread=spread, weight=weight, structure=structure, K=K,
-                                  lam=lam, gibbs_sweeps=gibbs_sweeps, vdp_components=vdp_components, Z=Z)
+    algorithms, restarts, Z, settings = _comparison_plan(
+        data, algorithms, restarts, N0=N0, spread=spread, weight=weight, structure=structure, K=K, lam=lam,
+        gibbs_sweeps=gibbs_sweeps, vdp_components=vdp_components)
     rows = []
     for name in algorithms:
         est, X = estimator(data, name, settings.get(name, {}), restarts=1, seed=seed)
