@@ -27,19 +27,29 @@ def _tiny_model(arrays_only: bool = False):
     return ModelData(parse(X, likelihood, None), arrays_only=arrays_only)
 
 
-def compile_sweep() -> None:
-    """Compile ``_kernels.sweep`` for the engine's argument types without running it."""
+#: the registered algorithms whose warm-up hooks run the MAP-DP sweep (compiled apart)
+SWEEP_ALGORITHMS = ("MAP-DP", "Gibbs")
+
+
+def sweep_argument_types(model=None) -> tuple:
+    """numba's types of ``_kernels.sweep``'s arguments as the engine passes them (``mapdp._run``)
+    for ``model`` (default: the tiny every-family table, arrays only)."""
     import numba
     import numpy as np
 
-    from . import _kernels
-
-    model = _tiny_model(arrays_only=True)  # only the arguments' types are needed
+    model = _tiny_model(arrays_only=True) if model is None else model
     N = model.N
     no_sampling = np.zeros(0)
     args = (np.arange(N, dtype=np.int64), 0, np.zeros(N, dtype=np.int64), 1, True, 0.0, model.d_new,
             model.pconst, model.cnt, model.logcnt, model.fams, no_sampling, no_sampling)
-    _kernels.sweep.compile(tuple(numba.typeof(a) for a in args))
+    return tuple(numba.typeof(a) for a in args)
+
+
+def compile_sweep() -> None:
+    """Compile ``_kernels.sweep`` for the engine's argument types without running it."""
+    from . import _kernels
+
+    _kernels.sweep.compile(sweep_argument_types())
 
 
 def compile_others() -> None:
@@ -59,7 +69,7 @@ def compile_others() -> None:
     _kernels.score_rows(1, 1, model.fams, np.zeros((N, 1)), np.zeros(N), np.zeros(N))
     for name, cls in ALGORITHMS.items():
         hook = getattr(cls, "warm_up", None)
-        if hook is not None and name not in ("MAP-DP", "Gibbs"):  # those two run the sweep
+        if hook is not None and name not in SWEEP_ALGORITHMS:
             hook()
 
 

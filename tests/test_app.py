@@ -3,15 +3,16 @@
 Pages are reached with ``switch_page`` from app.py, so session state is shared as in a real
 session. No page may raise; expected failures must be plain ``st.error`` messages.
 """
-import json
-from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+from apptools import APP
+from apptools import chart as _chart
+from apptools import ok as _ok
+from apptools import table as _table
+
 TIMEOUT = 180
 
 
@@ -22,27 +23,8 @@ def _app() -> AppTest:
     return at
 
 
-def _ok(at: AppTest):
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
-
-
-def _chart(at: AppTest, key: str) -> dict:
-    for chart in at.get("plotly_chart"):
-        if chart.proto.id and key in chart.proto.id:
-            return json.loads(chart.proto.spec)
-    raise AssertionError(f"no plotly chart with key {key!r}")
-
-
 def _titles(spec: dict) -> list[str]:
     return [a["text"] for a in spec["layout"]["annotations"]]
-
-
-def _table(at: AppTest, columns: set) -> pd.DataFrame:
-    for df in at.dataframe:
-        if columns <= set(df.value.columns):
-            return df.value
-    raise AssertionError(f"no table with columns {columns}")
 
 
 @pytest.fixture

@@ -4,55 +4,27 @@ shown, the comparison's estimate, the Subtypes tables, Home's grouping, settings
 chart exports and the N0 picture.
 """
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from apptools import chart as _chart
+from apptools import chart_config as _config
+from apptools import ok as _ok
+from apptools import start
+from apptools import table as _table
 from mapdp_core import explorer, n0_for_expected_clusters
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 TIMEOUT = 240
 
 
 def _app(**query) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.run()
-    _ok(at)
-    return at
-
-
-def _ok(at: AppTest):
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
-
-
-def _chart(at: AppTest, key: str) -> dict:
-    for chart in at.get("plotly_chart"):
-        if chart.proto.id and key in chart.proto.id:
-            return json.loads(chart.proto.spec)
-    raise AssertionError(f"no plotly chart with key {key!r}")
-
-
-def _config(at: AppTest, key: str) -> dict:
-    for chart in at.get("plotly_chart"):
-        if chart.proto.id and key in chart.proto.id:
-            return json.loads(chart.proto.config)
-    raise AssertionError(f"no plotly chart with key {key!r}")
+    return start(TIMEOUT, **query)
 
 
 def _title(at: AppTest) -> str:
     return _chart(at, "animation")["layout"]["annotations"][0]["text"]
-
-
-def _table(at: AppTest, columns: set):
-    for df in at.dataframe:
-        if columns <= set(df.value.columns):
-            return df.value
-    raise AssertionError(f"no table with columns {columns}")
 
 
 @pytest.fixture

@@ -2,21 +2,26 @@
 import numba
 import numpy as np
 
-from mapdp_core import _kernels, _precompile
+from mapdp_core import _kernels, _precompile, mapdp
 from mapdp_core._model import ModelData
 from mapdp_core.families import warm_up_example
+from mapdp_core.registry import ALGORITHMS
 from mapdp_core.spec import parse
 
 
-def test_precompiled_sweep_signature_is_the_one_a_fit_uses():
-    _precompile.compile_sweep()
-    rng = np.random.default_rng(3)
-    X = np.column_stack([rng.normal(size=30), rng.normal(size=30), rng.poisson(2.0, 30)]).astype(float)
-    model = ModelData(parse(X, {(0, 1): "normal_wishart", 2: "poisson"}, None))
-    N = model.N
-    args = (np.arange(N, dtype=np.int64), 0, np.zeros(N, dtype=np.int64), 1, True, 0.0, model.d_new,
-            model.pconst, model.cnt, model.logcnt, model.fams, np.zeros(0), np.zeros(0))
-    assert tuple(numba.typeof(a) for a in args) in _kernels.sweep.signatures
+def test_precompiled_sweep_types_are_those_a_fit_passes(monkeypatch):
+    """The types compiled ahead are the ones mapdp._run hands the sweep (recorded from a real fit)."""
+    seen = []
+    real_sweep = _kernels.sweep
+
+    def recording_sweep(*args):
+        seen.append(tuple(numba.typeof(a) for a in args))
+        return real_sweep(*args)
+
+    monkeypatch.setattr(mapdp._kernels, "sweep", recording_sweep)
+    X, likelihood = warm_up_example()
+    mapdp.MAPDP(N0=1.0, likelihood=likelihood, prior=None, n_init=1, max_iter=2, shuffle=False).fit(X)
+    assert seen and all(types == _precompile.sweep_argument_types() for types in seen)
 
 
 def test_arrays_only_model_has_the_same_types_as_a_built_one():
@@ -27,6 +32,9 @@ def test_arrays_only_model_has_the_same_types_as_a_built_one():
     assert [np.shape(a) for f in bare.fams for a in f] == [np.shape(a) for f in built.fams for a in f]
 
 
-def test_compile_others_runs():
+def test_the_algorithms_skipped_by_compile_others_are_registered():
+    """compile_others skips the hooks that run the sweep by name: a renamed algorithm would
+    silently compile the sweep twice (it did, once)."""
+    assert set(_precompile.SWEEP_ALGORITHMS) <= set(ALGORITHMS)
     _precompile.compile_others()
     assert _kernels.score_rows.signatures and _kernels.add_all.signatures

@@ -1,0 +1,49 @@
+"""What the headless app tests share (streamlit.testing.v1.AppTest): start the app, check that
+nothing failed, and read back charts and tables by their keys and columns."""
+import json
+from pathlib import Path
+
+import pandas as pd
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+def start(timeout: float, **query) -> AppTest:
+    """The app after its first run (``query``: the address bar's parameters), which must not fail."""
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.run()
+    ok(at)
+    return at
+
+
+def ok(at: AppTest):
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def _chart_proto(at: AppTest, key: str):
+    for chart in at.get("plotly_chart"):
+        if chart.proto.id and key in chart.proto.id:
+            return chart.proto
+    raise AssertionError(f"no plotly chart with key {key!r}")
+
+
+def chart(at: AppTest, key: str) -> dict:
+    """The Plotly figure (as JSON) of the chart whose key contains ``key``."""
+    return json.loads(_chart_proto(at, key).spec)
+
+
+def chart_config(at: AppTest, key: str) -> dict:
+    """Its Plotly config (the camera button's format, ...)."""
+    return json.loads(_chart_proto(at, key).config)
+
+
+def table(at: AppTest, columns: set) -> pd.DataFrame:
+    """The first table shown that has all of ``columns``."""
+    for df in at.dataframe:
+        if columns <= set(df.value.columns):
+            return df.value
+    raise AssertionError(f"no table with columns {columns}")
