@@ -244,6 +244,94 @@ def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logc
     return order.shape[0], K, score_sum, n_changed
 
 
+@njit(cache=True, nogil=True, _nrt=False)
+def sugs_pass(order, start, labels, K, log_alpha, log_phi, d_new, cnt, logcnt, fams):
+    """One SUGS pass (Wang & Dunson 2011; Greaves-Tunnell, Algorithm 1) over ``order[start:]``.
+
+    Each row sees only the rows visited before it (no removal, no revision) and joins the
+    argmin of -ln f(x_i | theta_h) - ln n_h - ln A_i over the clusters so far, or opens a new
+    one at -ln f(x_i | theta0) - ln B_i (ties: lowest index, a new cluster last), where, over
+    the concentration grid alpha_l with posterior weights phi_l (OTHER-SYSTEMS 1.2.2),
+    A_i = sum_l phi_l / (alpha_l + t) and B_i = sum_l phi_l alpha_l / (alpha_l + t), t rows
+    seen. With one alpha this is MAP-DP's score with N0 = alpha. After the choice phi is
+    updated by the chosen allocation's prior probability (Wang & Dunson's update) and the row
+    enters its cluster's statistics. ``labels`` of unvisited rows are ignored.
+
+    Returns ``(stop, K, score_sum)``: ``stop < len(order)`` means the cluster arrays are full
+    (grow them and call again from ``stop``); ``score_sum`` adds up each row's chosen
+    -ln p(x_i, delta_i | rows before), without the data-only constants, so that with one alpha
+    it is -ln p(X, z | alpha, theta0) minus those constants (the chain rule).
+    """
+    cap = cnt.shape[0]
+    n_grid = log_alpha.shape[0]
+    score_sum = 0.0
+    for t in range(start, order.shape[0]):
+        if K >= cap:
+            return t, K, score_sum
+        i = order[t]
+        # ln A_i and ln B_i, as log-sum-exps over the grid
+        top_a = -np.inf
+        top_b = -np.inf
+        for g in range(n_grid):
+            la = log_phi[g] - math.log(math.exp(log_alpha[g]) + t)
+            top_a = max(top_a, la)
+            top_b = max(top_b, la + log_alpha[g])
+        sum_a = 0.0
+        sum_b = 0.0
+        for g in range(n_grid):
+            la = log_phi[g] - math.log(math.exp(log_alpha[g]) + t)
+            sum_a += math.exp(la - top_a)
+            sum_b += math.exp(la + log_alpha[g] - top_b)
+        log_a = top_a + math.log(sum_a)
+        log_b = top_b + math.log(sum_b)
+        best = np.inf
+        best_k = K
+        for k in range(K):
+            s = _nlp(i, k, fams) - logcnt[k]
+            if s < best:  # ties go to the lowest index
+                best = s
+                best_k = k
+        s_new = d_new[i] - (log_b - log_a)
+        if s_new < best:
+            best = s_new
+            best_k = K
+        score_sum += best - log_a
+        # phi_l <- phi_l * pi_chosen(alpha_l), normalised
+        total = -np.inf
+        for g in range(n_grid):
+            alpha = math.exp(log_alpha[g])
+            lp = (log_alpha[g] if best_k == K else logcnt[best_k]) - math.log(alpha + t)
+            log_phi[g] += lp
+            total = max(total, log_phi[g])
+        acc = 0.0
+        for g in range(n_grid):
+            acc += math.exp(log_phi[g] - total)
+        norm = total + math.log(acc)
+        for g in range(n_grid):
+            log_phi[g] -= norm
+        if best_k == K:
+            K += 1
+        labels[i] = best_k
+        k = best_k
+        sign = 1
+        _move(i, k, sign, fams)
+        cnt[k] += 1.0
+        logcnt[k] = math.log(cnt[k])
+    return order.shape[0], K, score_sum
+
+
+@njit(cache=True, _nrt=False)
+def add_rows(rows, labels, cnt, logcnt, fams):
+    """Add rows (in the order given) to the statistics of their clusters ``labels[row]``."""
+    for t in range(rows.shape[0]):
+        i = rows[t]
+        k = labels[i]
+        sign = 1
+        _move(i, k, sign, fams)
+        cnt[k] += 1.0
+        logcnt[k] = math.log(cnt[k])
+
+
 @njit(cache=True, _nrt=False)
 def log_marginals(K, fams, out):
     """ln p(X_k | theta0) for k < K, without the data-only constants."""
