@@ -492,3 +492,84 @@ def naive_dp_means(X, lam, order, max_iter=100):
         if np.array_equal(before, z):
             break
     return passes
+
+
+# ---------------------------------------------------------------------------
+# Public: SUGS and exhaustive MAP (references for mapdp_core.sugs / search)
+# ---------------------------------------------------------------------------
+
+def naive_sugs(X, N0, blocks, order, weights=None):
+    """SUGS (Wang & Dunson 2011; OTHER-SYSTEMS 1.2), one plain pass in ``order``.
+
+    Row t of the order (t rows seen before it) joins the argmin over the clusters formed by
+    the rows before it of -ln f(x | cluster so far) - ln pi_h, or a new cluster at
+    -ln f(x | prior) - ln pi_new (ties: lowest index, the new cluster last); no revision.
+    One concentration N0: pi_h = n_h, pi_new = N0 (the common 1/(N0 + t) dropped).
+    A grid (N0 a sequence, prior ``weights``, uniform by default): pi_h = sum_l phi_l
+    n_h / (a_l + t), pi_new = sum_l phi_l a_l / (a_l + t), and after each choice
+    phi_l is multiplied by the chosen allocation's probability at a_l and normalised.
+    Returns the labels (0..K-1, numbered in order of opening).
+    """
+    X = np.asarray(X, dtype=float)
+    N = X.shape[0]
+    order = [int(i) for i in order]
+    if sorted(order) != list(range(N)):
+        raise ValueError("order must be a permutation of 0..N-1")
+    grid = np.atleast_1d(np.asarray(N0, dtype=float))
+    phi = np.full(grid.size, 1.0 / grid.size) if weights is None else np.asarray(weights, dtype=float)
+    phi = phi / phi.sum()
+    labels = np.full(N, -1, dtype=int)
+    members = []                      # members[k]: rows of cluster k, in visiting order
+    for t, i in enumerate(order):
+        scores = []
+        for rows in members:
+            if grid.size == 1:
+                log_pi = np.log(len(rows))
+            else:
+                log_pi = np.log(np.sum(phi * len(rows) / (grid + t)))
+            scores.append(_row_neg_log_predictive(X, i, rows, blocks) - log_pi)
+        if grid.size == 1:
+            log_pi_new = np.log(grid[0])
+        else:
+            log_pi_new = np.log(np.sum(phi * grid / (grid + t)))
+        scores.append(_row_neg_log_predictive(X, i, [], blocks) - log_pi_new)
+        k = int(np.argmin(scores))    # ties -> lowest index; new cluster is last
+        chosen = grid if k == len(members) else float(len(members[k]))
+        phi = phi * chosen / (grid + t)
+        phi = phi / phi.sum()
+        if k == len(members):
+            members.append([])
+        members[k].append(i)
+        labels[i] = k
+    return labels
+
+
+def naive_partitions(n):
+    """Every set partition of range(n), once each, as canonical label arrays
+    (restricted growth strings: label 0 first, a new label is one above the largest so far)."""
+    if n == 0:
+        yield np.zeros(0, dtype=int)
+        return
+    labels = [0] * n
+
+    def rec(pos, n_labels):
+        if pos == n:
+            yield np.array(labels, dtype=int)
+            return
+        for k in range(n_labels + 1):
+            labels[pos] = k
+            yield from rec(pos + 1, max(n_labels, k + 1))
+
+    yield from rec(1, 1)
+
+
+def naive_map_partition(X, N0, blocks):
+    """Exhaustive MAP partition: argmin of naive_neg_log_joint over naive_partitions(N).
+    Returns (labels, value); the first partition of the enumeration wins a tie."""
+    X = np.asarray(X, dtype=float)
+    best, best_labels = np.inf, None
+    for labels in naive_partitions(X.shape[0]):
+        value = naive_neg_log_joint(X, labels, N0, blocks)
+        if value < best:
+            best, best_labels = value, labels
+    return best_labels, best
