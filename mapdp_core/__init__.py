@@ -12,6 +12,9 @@ from .mapdp import MAPDP, UnseenCategoryWarning, default_prior, map_dp  # noqa: 
 from .metrics import clustering_scores, match_label_sequence, match_labels  # noqa: E402
 from .mixtures import EMGaussianMixture, VariationalDP, em_gaussian_mixture, variational_dp  # noqa: E402
 from .registry import ALGORITHMS, algorithm, register, warm_up  # noqa: E402
+from .search import DPSearch  # noqa: E402
+from .sugs import SUGS  # noqa: E402
+from .vsugs import VSUGS  # noqa: E402
 from .profiles import Profiles, bh_adjust, cluster_profiles, feature_tests  # noqa: E402
 from .state import SweepState  # noqa: E402
 from .auto import auto_likelihood, choose_hyperparameters  # noqa: E402
@@ -22,7 +25,8 @@ from .tuning import (CrossValidation, MapN0, N0Grid, cross_validate, expected_cl
 __all__ = [
     "MAPDP", "UnseenCategoryWarning", "map_dp", "default_prior", "warm_up", "SweepState", "FAMILIES",
     "SweepEstimator", "Control", "ALGORITHMS", "algorithm", "register", "EMGaussianMixture", "VariationalDP",
-    "CollapsedGibbs", "collapsed_gibbs", "KMeans", "KMeansBIC", "kmeans", "kmeans_bic", "kmeans_plusplus",
+    "CollapsedGibbs", "collapsed_gibbs", "SUGS", "VSUGS", "DPSearch", "KMeans", "KMeansBIC", "kmeans", "kmeans_bic",
+    "kmeans_plusplus",
     "DPMeans", "LambdaSearch", "dp_means", "dpmeans_lambda_for_k", "em_gaussian_mixture", "variational_dp",
     "clustering_scores", "match_labels", "match_label_sequence",
     "expected_clusters", "n0_for_expected_clusters", "map_n0", "MapN0", "n0_grid", "N0Grid",

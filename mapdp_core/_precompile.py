@@ -1,8 +1,9 @@
 """Fill numba's disk cache at install time, using two cores.
 
-``python -m mapdp_core._precompile`` compiles the MAP-DP sweep (the largest kernel, about
-40 % of the compile time) in one process while a second process compiles every other
-kernel, then loads everything in the calling process through :func:`mapdp_core.warm_up`
+``python -m mapdp_core._precompile`` compiles the two largest kernels, the MAP-DP sweep and
+the SUGS pass (each inlines every likelihood family; together about half the compile time),
+in one process while a second process compiles every other kernel, then loads everything in
+the calling process through :func:`mapdp_core.warm_up`
 (which compiles whatever the two parts missed, so the result is the same as a plain
 ``warm_up()``, only sooner on a machine with two cores or more). numba compiles on one
 thread, so a single process leaves the second core idle; the two processes write different
@@ -27,8 +28,9 @@ def _tiny_model(arrays_only: bool = False):
     return ModelData(parse(X, likelihood, None), arrays_only=arrays_only)
 
 
-#: the registered algorithms whose warm-up hooks run the MAP-DP sweep (compiled apart)
-SWEEP_ALGORITHMS = ("MAP-DP", "Gibbs")
+#: the registered algorithms whose warm-up hooks run the MAP-DP sweep or the SUGS pass (compiled
+#: apart, by :func:`compile_sweep`); :func:`compile_others` skips their hooks
+SWEEP_ALGORITHMS = ("MAP-DP", "Gibbs", "SUGS")
 
 
 def sweep_argument_types(model=None) -> tuple:
@@ -45,16 +47,33 @@ def sweep_argument_types(model=None) -> tuple:
     return tuple(numba.typeof(a) for a in args)
 
 
+def sugs_argument_types(model=None) -> tuple:
+    """numba's types of ``_kernels.sugs_pass``'s arguments as SUGS passes them (``sugs._run``)
+    for ``model`` (default: the tiny every-family table, arrays only)."""
+    import numba
+    import numpy as np
+
+    model = _tiny_model(arrays_only=True) if model is None else model
+    N = model.N
+    grid = np.log(np.ones(1))
+    args = (np.arange(N, dtype=np.int64), 0, np.full(N, -1, dtype=np.int64), 0, grid, grid.copy(), model.d_new,
+            model.cnt, model.logcnt, model.fams)
+    return tuple(numba.typeof(a) for a in args)
+
+
 def compile_sweep() -> None:
-    """Compile ``_kernels.sweep`` for the engine's argument types without running it."""
+    """Compile ``_kernels.sweep`` and ``_kernels.sugs_pass`` for the engine's argument types
+    without running them (the two largest kernels, hence the first process's share)."""
     from . import _kernels
 
     _kernels.sweep.compile(sweep_argument_types())
+    _kernels.sugs_pass.compile(sugs_argument_types())
 
 
 def compile_others() -> None:
     """Compile the other MAP-DP kernels (by calling them on the tiny model) and the other
-    registered algorithms' kernels (their warm-up hooks), but not the MAP-DP sweep."""
+    registered algorithms' kernels (their warm-up hooks), but neither the MAP-DP sweep nor the
+    SUGS pass (the hooks of :data:`SWEEP_ALGORITHMS` are skipped)."""
     import numpy as np
 
     from . import _kernels

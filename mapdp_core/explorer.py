@@ -43,7 +43,7 @@ from .tuning import scaled_prior
 __all__ = [
     "AppData", "Run", "Frames", "scenario_data", "builtin_data", "crp_data", "clinical_data", "table_data",
     "numeric_matrix", "projection", "display_sample", "run", "estimator", "algorithm", "ALGORITHMS", "run_mapdp", "run_kmeans", "run_dpmeans",
-    "with_likelihood", "encode_new_rows", "lambda_for_k", "fitted_model", "compare", "compare_estimate", "compare_summary", "COMPARED", "assignments", "cluster_heatmap", "animation_frames", "DISPLAY_MAX", "MAX_FRAMES",
+    "with_likelihood", "encode_new_rows", "lambda_for_k", "fitted_model", "compare", "compare_estimate", "scale_estimate", "compare_options", "count_steps", "compare_summary", "COMPARED", "assignments", "cluster_heatmap", "animation_frames", "DISPLAY_MAX", "MAX_FRAMES",
 ]
 
 #: Most points drawn in a scatter; above this a random sample is shown (and the app says so).
@@ -361,6 +361,25 @@ class Run:
         return self.final.labels
 
 
+def _scores(truth: np.ndarray, labels) -> dict:
+    """NMI and ARI against the known truth, on the rows the labelling has placed (a frame of
+    SUGS or DP search leaves the rows it has not reached at -1); NaN when it has placed none."""
+    labels = np.asarray(labels)
+    rows = (truth >= 0) & (labels >= 0)
+    if not rows.any():
+        return {"nmi": np.nan, "ari": np.nan}
+    sc = clustering_scores(truth[rows], labels[rows])
+    return {"nmi": sc["nmi"], "ari": sc["ari"]}
+
+
+def count_steps(step: str, n: int) -> str:
+    """``n`` of an estimator's ``step``, in words: "1 sweep", "7 sweeps", "2 passes", "5 blocks of rows"."""
+    head, space, rest = step.partition(" ")
+    if n != 1:
+        head += "es" if head.endswith(("s", "sh", "ch", "x")) else "s"
+    return f"{n:,} {head}{space}{rest}"
+
+
 def _collect(gen, deadline: float, should_stop) -> tuple[list, bool]:
     states = []
     for st in gen:
@@ -391,7 +410,7 @@ def mapdp_settings(choice: AutoChoice, N0: float | None = None, spread: float = 
 def estimator(data: AppData, name: str, params: dict | None = None, *, restarts: int = 1, seed: int = 0):
     """The registered estimator ``name`` for ``data`` with the app's ``params``, and the matrix it reads.
 
-    Algorithms that read a mixed table (MAP-DP, Gibbs) get the data's likelihood per column (its
+    Algorithms that read a mixed table (MAP-DP, Gibbs, SUGS, DP search) get the data's likelihood per column (its
     real-valued columns as one Normal-Wishart block with ``structure="joint"``) and the prior
     scaled by the app's knobs ``spread`` and ``weight``
     (:func:`mapdp_core.tuning.scaled_prior`); numeric ones get :func:`numeric_matrix`. Restarts
@@ -445,9 +464,7 @@ def run(data: AppData, name: str, params: dict | None = None, *, restarts: int =
         row = {"restart": r + 1, "K": shown.n_clusters, "objective": summary.value, "iterations": summary.n_steps,
                "seconds": time.perf_counter() - t}
         if data.truth is not None and np.any(data.truth >= 0):
-            known = data.truth >= 0
-            sc = clustering_scores(data.truth[known], shown.labels[known])
-            row.update(nmi=sc["nmi"], ari=sc["ari"])
+            row.update(_scores(data.truth, shown.labels))
         rows.append(row)
         if best is None or summary.value < best_value:
             best, best_value = states, summary.value
@@ -504,33 +521,40 @@ COMPARED = tuple(ALGORITHMS)
 
 def compare(data: AppData, algorithms=None, *, N0: float = 3.0, spread: float = 1.0, weight: float = 1.0,
             structure: str = "independent", K: int = 3, lam: float | None = None, restarts: int = 5, seed: int = 0, gibbs_sweeps: int = 100,
-            vdp_components: int = 20, time_budget: float = 600.0, should_stop: Callable[[], bool] | None = None,
-            on_step: Callable[[int, int], None] | None = None,
+            vdp_components: int = 20, options=None, time_budget: float = 600.0,
+            should_stop: Callable[[], bool] | None = None, on_step: Callable[[int, int], None] | None = None,
             on_algorithm: Callable[[str, int, int], None] | None = None) -> pd.DataFrame:
     """Every chosen algorithm over ``restarts`` seeds: one tidy row per (algorithm, restart).
 
     Each algorithm is a :func:`run` with its restarts. MAP-DP restarts visit rows in random
     orders (PLOS Appendix C) and the collapsed Gibbs sampler (Neal's Algorithm 3, the PLOS
     comparator) reports the most probable partition it visits in ``gibbs_sweeps`` sweeps;
-    both use the data's own likelihoods. K-means (k-means++), DP-means (``lam``, by default
-    the lambda giving MAP-DP's K), E-M for a full-covariance Gaussian mixture with K
+    every algorithm that reads a mixed table (MAP-DP, Gibbs, SUGS, DP search, ...) gets the
+    data's own likelihoods and the same N0 and prior. K-means (k-means++), DP-means (``lam``,
+    by default the lambda giving MAP-DP's K), E-M for a full-covariance Gaussian mixture with K
     components and the variational DP Gaussian mixture (Blei & Jordan, truncated at
-    ``vdp_components``) run on :func:`numeric_matrix`. ``time_budget`` (seconds, for the
-    whole comparison) and ``should_stop`` end it early with the restarts done so far.
-    ``on_step(restarts done, restarts in all)`` is called after every restart and
-    ``on_algorithm(name, its position from 1, number of algorithms)`` before each algorithm.
+    ``vdp_components``) run on :func:`numeric_matrix`. Any other setting of an algorithm's
+    ``ui`` (DP search's beam, ...) is taken from ``options`` (``{"<algorithm>:<parameter>":
+    value}`` as the app stores them, or such pairs), else its ``ui`` default. An algorithm
+    without a random element (DP search in its default order) runs once whatever ``restarts``
+    asks. ``time_budget`` (seconds, for the whole comparison) and ``should_stop`` end it early
+    with the restarts done so far. ``on_step(restarts done, restarts in all)`` is called after
+    every restart and ``on_algorithm(name, its position from 1, number of algorithms)`` before
+    each algorithm.
 
     Returns
     -------
     DataFrame
         algorithm, restart, K, iterations, seconds, objective (each algorithm's own, not
         comparable across algorithms), and nmi, ari when the data have ground truth.
+        ``attrs["stopped"]`` is True when the time budget or ``should_stop`` ended it early.
     """
     algorithms, restarts, Z, settings = _comparison_plan(
         data, list(ALGORITHMS) if algorithms is None else algorithms, restarts, N0=N0, spread=spread, weight=weight, structure=structure, K=K, lam=lam,
-        gibbs_sweeps=gibbs_sweeps, vdp_components=vdp_components)
+        gibbs_sweeps=gibbs_sweeps, vdp_components=vdp_components, options=options)
     deadline = time.perf_counter() + float(time_budget)
-    tables, done, total = [], 0, len(algorithms) * restarts
+    planned = {name: _restart_count(name, settings[name], restarts) for name in algorithms}
+    tables, done, total, stopped = [], 0, sum(planned.values()), False
 
     def step(finished, n):
         if on_step is not None:
@@ -539,22 +563,60 @@ def compare(data: AppData, algorithms=None, *, N0: float = 3.0, spread: float = 
     for position, name in enumerate(algorithms, start=1):
         left = deadline - time.perf_counter()
         if left <= 0 or (should_stop is not None and should_stop()):
+            stopped = True
             break
         if on_algorithm is not None:
             on_algorithm(name, position, len(algorithms))
         X = Z if ALGORITHMS[name].input == "numeric" else None
-        result = run(data, name, settings.get(name, {}), restarts=restarts, seed=seed, time_budget=left,
+        result = run(data, name, settings[name], restarts=restarts, seed=seed, time_budget=left,
                      should_stop=should_stop, on_restart=step, X=X)
         tables.append(result.restarts.assign(algorithm=name))
-        done += restarts
-    if not tables:
-        return pd.DataFrame(columns=["algorithm", "restart", "K", "iterations", "seconds", "objective"])
-    table = pd.concat(tables, ignore_index=True)
+        done += planned[name]
+        stopped = stopped or result.stopped or len(result.restarts) < planned[name]
     first = ["algorithm", "restart", "K", "iterations", "seconds", "objective"]
-    return table[first + [c for c in table.columns if c not in first]]
+    if not tables:
+        table = pd.DataFrame(columns=first)
+    else:
+        table = pd.concat(tables, ignore_index=True)
+        table = table[first + [c for c in table.columns if c not in first]]
+    table.attrs["stopped"] = stopped
+    return table
 
 
-def _comparison_plan(data: AppData, algorithms, restarts, **settings):
+def _restart_count(name: str, settings: dict, restarts: int) -> int:
+    """How many restarts ``name`` runs with ``settings`` when ``restarts`` are asked (one for
+    an algorithm without a random element, e.g. DP search in its default order)."""
+    cls = ALGORITHMS[name]
+    allowed = cls().get_params()
+    params = {k: v for k, v in settings.items() if k in allowed}
+    if "n_init" in allowed:
+        params["n_init"] = max(int(restarts), 1)
+    return cls(**params)._n_restarts()
+
+
+#: The parameters :func:`compare`'s own arguments set, per algorithm (besides N0 and the prior of
+#: every algorithm that reads a mixed table); an algorithm's other ``ui`` settings come from ``options``.
+_COMPARE_SETS = {"Gibbs": ("n_sweeps",), "K-means": ("n_clusters",), "E-M": ("n_components",),
+                 "Variational DP": ("n_components",), "DP-means": ("lam",)}
+_MIXED_SETTINGS = ("N0", "spread", "weight", "structure")
+
+
+def compare_options(settings: dict, algorithms) -> tuple:
+    """The app's per-algorithm settings (``"<algorithm>:<parameter>"`` in ``settings``) that
+    :func:`compare` takes for ``algorithms`` as ``options``: the ``ui`` parameters its own
+    arguments do not set (DP search's beam, ...). Sorted pairs, so that they can key a cache."""
+    chosen = []
+    for name in algorithms:
+        cls = ALGORITHMS.get(name)
+        if cls is None:
+            continue
+        fixed = set(_COMPARE_SETS.get(name, ())) | (set(_MIXED_SETTINGS) if cls.input == "mixed" else set())
+        chosen += [(f"{name}:{p}", settings[f"{name}:{p}"]) for p in cls.ui
+                   if p not in fixed and f"{name}:{p}" in settings]
+    return tuple(sorted(chosen))
+
+
+def _comparison_plan(data: AppData, algorithms, restarts, options=None, **settings):
     """(algorithms, restarts, numeric view or None, each algorithm's settings) for
     :func:`compare` and :func:`compare_estimate`, with unknown names and a bad restart count
     refused in plain words."""
@@ -564,27 +626,41 @@ def _comparison_plan(data: AppData, algorithms, restarts, **settings):
         raise ValueError(f"unknown algorithm(s) {unknown}; choose among {list(ALGORITHMS)}.")
     restarts = check_int(restarts, "restarts", 1)
     Z = numeric_matrix(data) if any(ALGORITHMS[a].input == "numeric" for a in algorithms) else None
-    return algorithms, restarts, Z, _compared_settings(data, algorithms, Z=Z, **settings)
+    return algorithms, restarts, Z, _compared_settings(data, algorithms, Z=Z, options=options, **settings)
 
 
 def _compared_settings(data: AppData, algorithms, *, N0, spread, weight, structure, K, lam, gibbs_sweeps,
-                       vdp_components, Z) -> dict:
-    """Each compared algorithm's settings (see :func:`compare`); DP-means' lambda, when not given,
-    is the one that gives MAP-DP's K."""
+                       vdp_components, Z, options=None) -> dict:
+    """Each compared algorithm's settings (see :func:`compare`): its ``ui`` defaults, replaced by
+    ``options`` (``"<algorithm>:<parameter>"``), then by the comparison's own arguments: N0 and
+    the prior for every algorithm that reads a mixed table, K, the Gibbs sweeps, the variational
+    truncation and DP-means' lambda (when not given, the one that gives MAP-DP's K)."""
     mixed = {"N0": N0, "spread": spread, "weight": weight, "structure": structure}
-    settings = {"MAP-DP": mixed, "Gibbs": {**mixed, "n_sweeps": int(gibbs_sweeps)}, "K-means": {"n_clusters": K},
-                "E-M": {"n_components": K}, "Variational DP": {"n_components": vdp_components}}
+    own = {"Gibbs": {"n_sweeps": int(gibbs_sweeps)}, "K-means": {"n_clusters": K}, "E-M": {"n_components": K},
+           "Variational DP": {"n_components": vdp_components}}  # and DP-means' lambda, below (_COMPARE_SETS)
+    given: dict = {}
+    for key, value in dict(options or {}).items():
+        name, _, param = str(key).partition(":")
+        given.setdefault(name, {})[param] = value
+    settings = {}
+    for name in algorithms:
+        cls = ALGORITHMS[name]
+        chosen = {p: spec.default for p, spec in cls.ui.items() if spec.default is not None}
+        chosen.update({p: v for p, v in given.get(name, {}).items() if p in cls.ui})
+        if cls.input == "mixed":
+            chosen.update(mixed)
+        settings[name] = {**chosen, **own.get(name, {})}
     if "DP-means" in algorithms:
         if lam is None:
             lam = lambda_for_k(data, run(data, "MAP-DP", mixed).final.n_clusters, Z)[0]
-        settings["DP-means"] = {"lam": float(lam)}
+        settings["DP-means"]["lam"] = float(lam)
     return settings
 
 
 def compare_estimate(data: AppData, algorithms, *, N0: float = 3.0, spread: float = 1.0, weight: float = 1.0,
                      structure: str = "independent", K: int = 3, lam: float | None = None, restarts: int = 5,
-                     seed: int = 0, gibbs_sweeps: int = 100, vdp_components: int = 20, probe_steps: int = 4,
-                     probe_seconds: float = 1.0) -> pd.DataFrame:
+                     seed: int = 0, gibbs_sweeps: int = 100, vdp_components: int = 20, options=None,
+                     probe_steps: int = 4, probe_seconds: float = 1.0) -> pd.DataFrame:
     """How long :func:`compare` may take with these settings, from a short measurement on ``data``.
 
     Each algorithm runs the first steps of one restart (``probe_steps``, fewer once
@@ -596,12 +672,14 @@ def compare_estimate(data: AppData, algorithms, *, N0: float = 3.0, spread: floa
     Returns
     -------
     DataFrame
-        One row per algorithm: ``algorithm``, ``setup_seconds``, ``step_seconds``, ``max_steps``
-        and ``max_seconds`` (for all ``restarts``).
+        One row per algorithm: ``algorithm``, ``setup_seconds``, ``step_seconds``, ``max_steps``,
+        ``one_run`` (True where the algorithm runs once whatever the restarts: it has no random
+        element), ``restarts`` (how many it runs) and ``max_seconds`` (for all of them); see
+        :func:`scale_estimate` for another number of restarts without timing again.
     """
     algorithms, restarts, Z, settings = _comparison_plan(
         data, algorithms, restarts, N0=N0, spread=spread, weight=weight, structure=structure, K=K, lam=lam,
-        gibbs_sweeps=gibbs_sweeps, vdp_components=vdp_components)
+        gibbs_sweeps=gibbs_sweeps, vdp_components=vdp_components, options=options)
     rows = []
     for name in algorithms:
         est, X = estimator(data, name, settings.get(name, {}), restarts=1, seed=seed)
@@ -617,8 +695,20 @@ def compare_estimate(data: AppData, algorithms, *, N0: float = 3.0, spread: floa
         setup = marks[0] if marks else 0.0
         step = float(np.max(np.diff(marks))) if len(marks) >= 2 else setup
         rows.append({"algorithm": name, "setup_seconds": setup, "step_seconds": step, "max_steps": max_steps,
-                     "max_seconds": restarts * (setup + step * max(max_steps - 1, 0))})
-    return pd.DataFrame(rows, columns=["algorithm", "setup_seconds", "step_seconds", "max_steps", "max_seconds"])
+                     "one_run": _restart_count(name, settings[name], 2) == 1})
+    return scale_estimate(pd.DataFrame(rows, columns=["algorithm", "setup_seconds", "step_seconds", "max_steps",
+                                                      "one_run"]), restarts)
+
+
+def scale_estimate(estimate: pd.DataFrame, restarts: int) -> pd.DataFrame:
+    """:func:`compare_estimate`'s table for ``restarts`` restarts (``restarts`` and
+    ``max_seconds`` recomputed from the timed steps; an algorithm with ``one_run`` runs once)."""
+    restarts = check_int(restarts, "restarts", 1)
+    out = estimate.copy()
+    out["restarts"] = np.where(out["one_run"].astype(bool), 1, restarts).astype(int)
+    per_restart = out["setup_seconds"] + out["step_seconds"] * np.maximum(out["max_steps"] - 1, 0)
+    out["max_seconds"] = out["restarts"] * per_restart
+    return out
 
 
 def compare_summary(table: pd.DataFrame) -> pd.DataFrame:
@@ -652,7 +742,7 @@ def cluster_heatmap(data: AppData, labels) -> pd.DataFrame:
     standard deviations (observed values only). Categorical columns with more than two levels
     have no meaningful mean and are left out."""
     labels = np.asarray(labels)
-    ids = np.unique(labels)
+    ids = np.unique(labels[labels >= 0])  # -1: a row not assigned to a cluster
     rows = {}
     for c in data.features:
         x = data.X[c].to_numpy(dtype=float)
@@ -682,11 +772,13 @@ class Frames:
         The sweep number of each kept frame, per algorithm.
     colours : list of list of ndarray
         Per algorithm and frame, the colour id of every displayed row (ids shared across
-        frames and algorithms: equal ids, the same cluster as far as a matching can say).
+        frames and algorithms: equal ids, the same cluster as far as a matching can say);
+        -1 for a row not visited yet (SUGS, DP search: every frame but the last).
     ellipses : list of list of list of (colour id, ndarray (m, 2))
         2-sd ellipses of the clusters' displayed coordinates (all rows, not just the sample).
     info : list of DataFrame
-        Per algorithm one row per kept frame: sweep, K, objective, changed, nmi, ari.
+        Per algorithm one row per kept frame: sweep, K, objective, changed, unvisited (rows
+        not visited yet), nmi, ari (on the rows visited).
     n_frames : int
         Frames of the longest algorithm; shorter ones hold their last frame.
     history : list of DataFrame
@@ -707,6 +799,12 @@ class Frames:
         """The algorithms that ran more sweeps than they have frames."""
         return [a for a, s, h in zip(self.algorithms, self.sweeps, self.history) if len(h) > len(s)]
 
+    @property
+    def partial(self) -> list:
+        """The algorithms with frames in which some rows are not visited yet (drawn grey)."""
+        return [a for a, info in zip(self.algorithms, self.info)
+                if "unvisited" in info and bool((info["unvisited"] > 0).any())]
+
 
 def _thin(n: int, cap: int) -> np.ndarray:
     if n <= cap:
@@ -717,6 +815,11 @@ def _thin(n: int, cap: int) -> np.ndarray:
 def _ellipses(coords: np.ndarray, labels: np.ndarray, max_clusters: int = 40, n_std: float = 2.0):
     """(cluster id, ring of points) for the ``max_clusters`` largest clusters of 3 or more rows:
     the n_std-sd ellipse of the cluster's coordinates (sample covariance, from one pass of sums)."""
+    labels = np.asarray(labels)
+    if (labels < 0).any():  # rows not visited yet (-1) belong to no cluster
+        coords, labels = coords[labels >= 0], labels[labels >= 0]
+    if labels.size == 0:
+        return []
     ids, inv, counts = np.unique(labels, return_inverse=True, return_counts=True)
     x, y = coords[:, 0], coords[:, 1]
     s = [np.bincount(inv, weights=w, minlength=ids.size) for w in (x, y, x * x, x * y, y * y)]
@@ -744,6 +847,11 @@ def animation_frames(runs: list[Run], coords: np.ndarray, sample: np.ndarray | N
     matched (Hungarian, maximum overlap) to a shared reference (the ground truth when known,
     otherwise the first algorithm's final clustering), then every earlier frame to the
     frame after it, so a cluster keeps its colour as the sweeps go on.
+
+    A row labelled -1 in a state (one SUGS has not visited, or DP search has not placed, yet)
+    keeps the colour id -1 (:func:`mapdp_core.figures.animation_figure` draws it grey): it is
+    no cluster, has no ellipse, and is left out of the frame's NMI and ARI; the frame's
+    ``unvisited`` counts such rows.
     """
     N = coords.shape[0]
     sample = np.arange(N) if sample is None else np.asarray(sample)
@@ -764,11 +872,10 @@ def animation_frames(runs: list[Run], coords: np.ndarray, sample: np.ndarray | N
             matched[t] = match_labels(matched[t + 1], states[t].labels)
         rows = []
         for st, lab in zip(states, matched):
-            row = {"sweep": st.iteration, "K": st.n_clusters, "objective": st.objective, "changed": st.n_changed}
+            row = {"sweep": st.iteration, "K": st.n_clusters, "objective": st.objective, "changed": st.n_changed,
+                   "unvisited": int(np.count_nonzero(lab < 0))}
             if truth is not None and np.any(truth >= 0):
-                known = truth >= 0
-                sc = clustering_scores(truth[known], lab[known])
-                row.update(nmi=sc["nmi"], ari=sc["ari"])
+                row.update(_scores(truth, lab))
             rows.append(row)
         algorithms.append(run.algorithm)
         sweeps.append([st.iteration for st in states])

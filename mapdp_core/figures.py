@@ -12,8 +12,8 @@ from plotly.subplots import make_subplots
 
 from .explorer import Frames
 
-__all__ = ["PALETTE", "animation_figure", "trace_figure", "scatter_figure", "bic_figure", "n0_figure",
-           "cv_figure", "heatmap_figure"]
+__all__ = ["PALETTE", "UNVISITED", "UNVISITED_LABEL", "colour_index", "animation_figure", "trace_figure",
+           "scatter_figure", "bic_figure", "n0_figure", "cv_figure", "heatmap_figure"]
 
 #: Cluster colours (colour id modulo its length): distinguishable, colour-blind-aware first eight.
 #: No black or white: every colour must read on Streamlit's light and dark backgrounds alike.
@@ -22,17 +22,31 @@ PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F
            "#AEC7E8", "#FFBB78", "#C49C94", "#F7B6D2", "#DBDB8D", "#9EDAE5", "#393B79", "#637939"]
 
 
+#: The colour of a row not visited (SUGS) or placed (DP search) yet, colour id -1: a light,
+#: half-transparent neutral grey, unlike the palette's solid grey, on light and dark backgrounds.
+UNVISITED = "rgba(150,150,150,0.3)"
+UNVISITED_LABEL = "not yet visited"
+
+
 def _colourscale():
-    P = len(PALETTE)
+    """One band per palette colour (value i: ``PALETTE[i]``), then one for :data:`UNVISITED`."""
+    colours = PALETTE + [UNVISITED]
+    n = len(colours)
     scale = []
-    for i, c in enumerate(PALETTE):
-        scale += [[i / P, c], [(i + 1) / P, c]]
+    for i, c in enumerate(colours):
+        scale += [[i / n, c], [(i + 1) / n, c]]
     return scale
 
 
+def colour_index(ids) -> np.ndarray:
+    """The colour-scale value of each colour id: the palette's, cycling; -1 (not visited yet) the grey band."""
+    ids = np.asarray(ids)
+    return np.where(ids < 0, len(PALETTE), ids % len(PALETTE)).astype(np.uint8)
+
+
 def _marker(ids: np.ndarray, size: float) -> dict:
-    return {"color": (np.asarray(ids) % len(PALETTE)).astype(np.uint8), "colorscale": _colourscale(),
-            "cmin": -0.5 + 0.0, "cmax": len(PALETTE) - 0.5, "size": size, "opacity": 0.75}
+    return {"color": colour_index(ids), "colorscale": _colourscale(),
+            "cmin": -0.5 + 0.0, "cmax": len(PALETTE) + 0.5, "size": size, "opacity": 0.75}
 
 
 def _ellipse_xy(ellipses) -> tuple[np.ndarray, np.ndarray]:
@@ -67,8 +81,12 @@ def _title(frames: Frames, a: int, f: int, settings: dict | None = None) -> str:
     name = frames.algorithms[a]
     extra = f" ({settings[name]})" if settings and settings.get(name) else ""
     text = f"<b>{name}</b>{extra}<br>sweep {int(row['sweep'])}{done} · K = {int(row['K'])}"
+    unvisited = int(row["unvisited"]) if "unvisited" in info else 0
+    if unvisited:  # drawn grey (UNVISITED)
+        text += f" · {unvisited:,} {UNVISITED_LABEL}"
     if "nmi" in info:
-        text += f"<br>NMI {row['nmi']:.2f} · ARI {row['ari']:.2f}"
+        scored = np.isfinite(row["nmi"])  # NaN: no row placed yet
+        text += f"<br>NMI {row['nmi']:.2f} · ARI {row['ari']:.2f}" if scored else "<br>NMI – · ARI –"
     return text
 
 
@@ -86,9 +104,12 @@ def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int 
     Parameters
     ----------
     frames : Frames
-        From :func:`mapdp_core.explorer.animation_frames`; the colour ids index :data:`PALETTE`.
+        From :func:`mapdp_core.explorer.animation_frames`; the colour ids index :data:`PALETTE`
+        (-1: :data:`UNVISITED`).
     coords : ndarray (n, 2)
-        Coordinates of the displayed rows (the same rows as ``frames.colours``).
+        Coordinates of the displayed rows (the same rows as ``frames.colours``; colour id -1, a
+        row not visited yet, is drawn in the neutral grey :data:`UNVISITED`, and the panel's
+        title counts such rows).
     axis_names : two str
     start : int, optional
         Frame shown before playing (default: the last, the converged clustering).
@@ -145,7 +166,7 @@ def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int 
         data = []
         for a in range(A):
             g = min(f, len(frames.colours[a]) - 1)
-            data.append({"type": "scattergl", "marker": {"color": (frames.colours[a][g] % len(PALETTE)).astype(np.uint8)}})
+            data.append({"type": "scattergl", "marker": {"color": colour_index(frames.colours[a][g])}})
             ex, ey = _ellipse_xy(frames.ellipses[a][g] if show_ellipses else [])
             data += [{"type": "scattergl", "x": ex, "y": ey}, {"type": "scattergl", "x": ex, "y": ey}]
         anim.append({"name": str(f), "data": data, "traces": list(range(3 * A)),

@@ -101,6 +101,11 @@ def clustering_scores(labels_true, labels_pred) -> dict:
     return {"nmi": _nmi(table), "ari": _ari(table), "K": int(table.shape[1])}
 
 
+#: The label of a row not assigned yet: SUGS and DP search leave the rows they have not visited
+#: or placed at -1 in every state but their last (:class:`~mapdp_core.SweepState`).
+UNASSIGNED = -1
+
+
 def match_labels(reference, labels) -> np.ndarray:
     """Renumber ``labels`` so that its clusters carry the ids of the ``reference`` clusters they overlap most.
 
@@ -110,6 +115,11 @@ def match_labels(reference, labels) -> np.ndarray:
     reference cluster they share no row with, get new ids ``max(reference) + 1, + 2, ...``
     in order of their original id. The partition itself is unchanged.
 
+    The label -1 (:data:`UNASSIGNED`) marks a row not assigned yet (a row SUGS has not
+    visited or DP search has not placed, in an animation frame): such a row stays -1 in the
+    result, and a row that is -1 in ``reference`` counts for no reference cluster. -1 is never
+    matched, nor counted as a cluster.
+
     Use it to keep a cluster's colour from one animation frame to the next (pass the
     previous frame's *matched* labels as ``reference``), between algorithms, or against a
     ground truth (DESIGN.md, "Labels across frames").
@@ -117,8 +127,9 @@ def match_labels(reference, labels) -> np.ndarray:
     Parameters
     ----------
     reference : array-like of int, shape (N,)
-        Any integer ids.
+        Any integer ids; -1 for a row without a cluster.
     labels : array-like of int, shape (N,)
+        Any integer ids; -1 for a row without a cluster.
 
     Returns
     -------
@@ -127,17 +138,26 @@ def match_labels(reference, labels) -> np.ndarray:
     ref, lab = _check_pair(reference, labels, "reference", "labels")
     if lab.size == 0:
         return lab.copy()
-    ref_ids, ref_idx = np.unique(ref, return_inverse=True)
-    lab_ids, lab_idx = np.unique(lab, return_inverse=True)
-    overlap = np.zeros((lab_ids.size, ref_ids.size), dtype=np.int64)
-    np.add.at(overlap, (lab_idx, ref_idx), 1)
-    rows, cols = linear_sum_assignment(overlap, maximize=True)
+    out = np.full(lab.shape, UNASSIGNED, dtype=np.int64)
+    placed = lab != UNASSIGNED
+    if not placed.any():
+        return out
+    known = ref != UNASSIGNED
+    next_id = int(ref[known].max()) + 1 if known.any() else 0  # new ids start above every reference id
+    lab_ids, lab_idx = np.unique(lab[placed], return_inverse=True)
     new_id = np.full(lab_ids.size, -1, dtype=np.int64)
-    keep = overlap[rows, cols] > 0
-    new_id[rows[keep]] = ref_ids[cols[keep]]
+    both = known[placed]
+    if both.any():
+        ref_ids, ref_idx = np.unique(ref[placed][both], return_inverse=True)
+        overlap = np.zeros((lab_ids.size, ref_ids.size), dtype=np.int64)
+        np.add.at(overlap, (lab_idx[both], ref_idx), 1)
+        rows, cols = linear_sum_assignment(overlap, maximize=True)
+        keep = overlap[rows, cols] > 0
+        new_id[rows[keep]] = ref_ids[cols[keep]]
     unmatched = np.flatnonzero(new_id < 0)
-    new_id[unmatched] = ref_ids.max() + 1 + np.arange(unmatched.size)
-    return new_id[lab_idx]
+    new_id[unmatched] = next_id + np.arange(unmatched.size)
+    out[placed] = new_id[lab_idx]
+    return out
 
 
 def match_label_sequence(frames: Iterable, reference=None) -> list[np.ndarray]:
@@ -153,7 +173,8 @@ def match_label_sequence(frames: Iterable, reference=None) -> list[np.ndarray]:
     Returns
     -------
     list of ndarray
-        The relabelled frames; frame t is ``match_labels(result[t - 1], frames[t])``.
+        The relabelled frames; frame t is ``match_labels(result[t - 1], frames[t])``. A row
+        labelled -1 (not assigned yet, see :func:`match_labels`) stays -1.
     """
     out: list[np.ndarray] = []
     previous = None if reference is None else _as_labels(reference, "reference")

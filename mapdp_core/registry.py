@@ -14,10 +14,14 @@ from .gibbs import CollapsedGibbs
 from .kmeans import KMeans
 from .mapdp import MAPDP
 from .mixtures import EMGaussianMixture, VariationalDP
+from .search import DPSearch
+from .sugs import SUGS
+from .vsugs import VSUGS
 
 #: display name -> estimator class, in display order
 ALGORITHMS: dict[str, type[SweepEstimator]] = {
-    cls.name: cls for cls in (MAPDP, KMeans, DPMeans, CollapsedGibbs, EMGaussianMixture, VariationalDP)
+    cls.name: cls for cls in (MAPDP, KMeans, DPMeans, CollapsedGibbs, SUGS, VSUGS, DPSearch, EMGaussianMixture,
+                              VariationalDP)
 }
 
 

@@ -12,9 +12,11 @@ d = common.data()
 st.title("Compare")
 common.image_format_choice()
 mixed = common.mapdp_params()
-st.caption(f"{d.name}. MAP-DP and Gibbs use the likelihood chosen per column and the N0 and prior of Explore "
-           f"(N0 = {mixed['N0']:g}, spread × {common.setting('spread', 1.0):g} the chosen); the others run on "
-           "the standardised numbers" + (" with each gap at its column's mean." if d.has_gaps else "."))
+on_table = [a for a in explorer.ALGORITHMS if explorer.algorithm(a).input == "mixed"]  # the registry's
+st.caption(f"{d.name}. {', '.join(on_table[:-1])} and {on_table[-1]} use the likelihood chosen per column and the N0 "
+           f"and prior of Explore (N0 = {mixed['N0']:g}, spread × {common.setting('spread', 1.0):g} the chosen); "
+           "the others run on the standardised numbers" + (" with each gap at its column's mean" if d.has_gaps else "")
+           + ". Settings not chosen here (DP search's beam, ...) are those of Explore.")
 
 c1, c2, c3, c4, c5 = st.columns(5)
 algorithms = c1.multiselect("Algorithms", list(explorer.ALGORITHMS), default=["MAP-DP", "K-means", "DP-means", "E-M"],
@@ -39,7 +41,8 @@ if "DP-means" in algorithms:  # DP-means gets the lambda that gives MAP-DP's K, 
         st.stop()
 params = {"algorithms": tuple(algorithms), "restarts": restarts, "K": K, "gibbs_sweeps": sweeps,
           "N0": mixed["N0"], "spread": mixed["spread"], "weight": mixed["weight"], "structure": mixed["structure"],
-          "lam": lam, "seed": int(common.setting("seed", 0)), "time_budget": float(budget)}
+          "lam": lam, "seed": int(common.setting("seed", 0)), "time_budget": float(budget),
+          "options": explorer.compare_options(st.session_state.get("settings", {}), algorithms)}
 if common.stop_button("compare", tuple(sorted(params.items())),
                       help="Stops the comparison in progress; it stays stopped until you change a setting or press "
                            "Run again."):
@@ -55,12 +58,13 @@ if not common.has_cached("compare", params):
     except ValueError as exc:
         common.plain_error(exc, "The comparison could not run")
         st.stop()
-    longest = float(estimate["max_seconds"].sum()) * restarts
+    estimate = explorer.scale_estimate(estimate, restarts)  # an algorithm without randomness runs once
+    longest = float(estimate["max_seconds"].sum())
     if longest > ASK_ABOVE_SECONDS:
         slow = estimate.sort_values("max_seconds", ascending=False)
-        parts = ", ".join(f"{r.algorithm} up to {r.max_seconds * restarts:.0f} s ({r.max_steps} steps × "
-                          f"{r.step_seconds:.2g} s, × {restarts} restarts)"
-                          for r in slow.itertuples() if r.max_seconds * restarts >= 1)
+        parts = ", ".join(f"{r.algorithm} up to {r.max_seconds:.0f} s ({r.max_steps} steps × "
+                          f"{r.step_seconds:.2g} s, × {r.restarts} restart{'s' if r.restarts != 1 else ''})"
+                          for r in slow.itertuples() if r.max_seconds >= 1)
         st.warning(f"This comparison may take up to about {longest:.0f} s"
                    + (f"; the time limit stops it at {budget:g} s" if longest > budget else "")
                    + f". Measured on these data: {parts}. Algorithms that converge stop sooner. Fewer restarts, "
@@ -103,14 +107,14 @@ try:
 except ValueError as exc:
     common.plain_error(exc, "The comparison could not run")
     st.stop()
-finished = table.groupby("algorithm").size() if len(table) else None
-if finished is None or len(finished) < len(algorithms) or (finished < restarts).any():
+if table.attrs.get("stopped", False):
     st.warning(f"The time limit of {budget:g} s ended the comparison early; the table shows the restarts that finished.")
 summary = explorer.compare_summary(table)
 st.dataframe(summary.round(3), hide_index=True, width="stretch", key="cmp_summary")
-st.caption("Objectives are each algorithm's own (MAP-DP and Gibbs: the exact −ln p(X, z); K-means: the sum of "
-           "squared distances; DP-means: that plus λK; E-M and variational DP: −N × the mean log-likelihood or "
-           "bound), so compare them within a row, not across rows.")
+st.caption("Objectives are each algorithm's own (MAP-DP, Gibbs, SUGS and DP search: the exact −ln p(X, z); "
+           "V-SUGS: minus its ELBO; K-means: the sum of squared distances; DP-means: that plus λK; E-M and "
+           "variational DP: −N × the mean log-likelihood or bound), so compare them within a row, not across rows. DP search has no random "
+           "element: it runs once, whatever the restarts.")
 with st.expander("Every restart"):
     st.dataframe(table.round(4), hide_index=True, width="stretch")
 st.download_button("Download the comparison (CSV)", csv_bytes(table), "comparison.csv",

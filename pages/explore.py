@@ -80,8 +80,9 @@ with left:
     algorithms = [a for a in ALGORITHMS if a in algorithms]  # display order, whatever the click order
     common.remember_setting("algorithms", algorithms)
     n_truth = int(d.truth.max() + 1) if d.truth is not None and (d.truth >= 0).any() else 3
-    # each other algorithm's settings come from its own ui hints; MAP-DP's prior block above is
-    # shared with Gibbs, and DP-means may take MAP-DP's K instead of its own lambda
+    # each other algorithm's settings come from its own ui hints; MAP-DP's N0 and prior block above are
+    # shared with every algorithm that reads the mixed table (Gibbs, SUGS, DP search, ...), and DP-means
+    # may take MAP-DP's K instead of its own lambda
     chosen_params = {"MAP-DP": explorer.mapdp_settings(choice, n0, spread, weight)}
     st.caption(f"Chosen from the data by the exact joint evidence: N0 = {choice.N0:g}, spread × {choice.spread:g}, "
                f"weight × {choice.weight:g}"
@@ -213,8 +214,8 @@ with right:
         st.stop()
     for r in runs:
         if r.stopped:
-            st.warning(f"{r.algorithm} was stopped by the time limit after {r.final.iteration} "
-                       f"{r.estimator.step}s; it shows what it reached.")
+            st.warning(f"{r.algorithm} was stopped by the time limit after "
+                       f"{explorer.count_steps(r.estimator.step, len(r.states))}; it shows what it reached.")
     coords, axis_names = common.cached("view", {"features": tuple(chosen) if chosen else None},
                                        lambda: explorer.projection(d, chosen))
     sample = explorer.display_sample(d.n_rows, seed=int(seed))
@@ -223,9 +224,13 @@ with right:
         notes.append(f"Showing {len(sample):,} of {d.n_rows:,} rows, drawn at random so the page stays quick; "
                     "the algorithms use every row and the ellipses are computed from all of them.")
     if frames.thinned:
-        notes.append(f"{' and '.join(frames.thinned)} ran more than {explorer.MAX_FRAMES} sweeps: the animation shows "
-                    f"{explorer.MAX_FRAMES} of them, evenly spaced (the slider gives each one's sweep number); the "
-                    "curves below show every sweep.")
+        notes.append(f"{' and '.join(frames.thinned)} ran more than {explorer.MAX_FRAMES} steps (sweeps, iterations "
+                     f"or blocks): the animation shows {explorer.MAX_FRAMES} of them, evenly spaced (the slider "
+                     "gives each one's number); the curves below show every step.")
+    if frames.partial:
+        notes.append(f"{' and '.join(frames.partial)} build{'s' if len(frames.partial) == 1 else ''} the "
+                     "clustering row by row: until the last frame, the rows not reached yet are drawn in light grey "
+                     f"(“{figures.UNVISITED_LABEL}” in the titles) and count for no cluster, nor for NMI and ARI.")
     numeric_only = [a for a in algorithms if explorer.algorithm(a).input == "numeric"]
     if d.has_gaps and numeric_only:
         notes.append(f"{', '.join(numeric_only)} cannot skip missing values: for them each gap is set to its column's "

@@ -128,3 +128,64 @@ def test_home_groups_match_kmeans_measured_on_the_scenarios():
         run = explorer.run(d, "K-means", {"n_clusters": int(d.truth.max() + 1)}, restarts=3)
         nmi = clustering_scores(d.truth, run.final.labels)["nmi"]
         assert (nmi < 0.9) == fails, (section, nmi)
+
+
+def test_compare_runs_sugs_and_dp_search_with_explores_settings():
+    d = explorer.scenario_data("5.2", n=300)
+    options = explorer.compare_options({"DP search:beam_size": 4, "DP search:heuristic": "trivial",
+                                        "K-means:n_clusters": 7, "Gibbs:n_sweeps": 11, "N0": 2.0},
+                                       ["SUGS", "DP search", "K-means", "Gibbs"])
+    # Compare sets K and the Gibbs sweeps itself: only DP search's own settings come from Explore
+    assert options == (("DP search:beam_size", 4), ("DP search:heuristic", "trivial"))
+    steps = []
+    table = explorer.compare(d, ["SUGS", "DP search", "K-means"], N0=1.0, K=3, restarts=2, options=options,
+                             on_step=lambda i, n: steps.append((i, n)))
+    assert table.attrs["stopped"] is False
+    # DP search has no random element: one run whatever the restarts, and no "ended early" warning
+    assert table.groupby("algorithm", sort=False).size().to_dict() == {"SUGS": 2, "DP search": 1, "K-means": 2}
+    assert steps[-1] == (5, 5)
+    assert np.isfinite(table["nmi"]).all() and (table["K"] >= 1).all()
+    est = explorer.compare_estimate(d, ["SUGS", "DP search"], N0=1.0, restarts=3, options=options).set_index("algorithm")
+    assert est.loc["DP search", "one_run"] and est.loc["DP search", "restarts"] == 1
+    assert not est.loc["SUGS", "one_run"] and est.loc["SUGS", "restarts"] == 3
+    again = explorer.scale_estimate(est.reset_index(), 6).set_index("algorithm")
+    assert again.loc["SUGS", "max_seconds"] == pytest.approx(2 * est.loc["SUGS", "max_seconds"])
+    assert again.loc["DP search", "max_seconds"] == pytest.approx(est.loc["DP search", "max_seconds"])
+
+
+def test_a_comparison_cut_by_its_time_limit_says_so():
+    d = explorer.scenario_data("5.2", n=300)
+    table = explorer.compare(d, ["MAP-DP", "K-means"], N0=1.0, restarts=2, should_stop=lambda: True)
+    assert table.attrs["stopped"] is True and len(table) == 0
+
+
+def test_a_run_stopped_midway_scores_only_the_rows_placed():
+    from mapdp_core import clustering_scores
+
+    d = explorer.scenario_data("5.2", n=400)
+    run = explorer.run(d, "SUGS", {"N0": 1.0}, restarts=1, should_stop=lambda: True)  # stops after one block
+    labels = run.final.labels
+    assert run.stopped and (labels == -1).any() and (labels >= 0).any()
+    placed = labels >= 0
+    want = clustering_scores(d.truth[placed], labels[placed])
+    assert run.restarts["nmi"].iloc[0] == pytest.approx(want["nmi"])
+    assert run.restarts["K"].iloc[0] == run.final.n_clusters == len(np.unique(labels[placed]))
+    heat = explorer.cluster_heatmap(d, labels)
+    assert -1 not in heat.columns and list(heat.columns) == list(range(run.final.n_clusters))
+
+
+def test_steps_are_counted_in_words_for_every_registered_algorithm():
+    assert explorer.count_steps("sweep", 1) == "1 sweep" and explorer.count_steps("sweep", 7) == "7 sweeps"
+    assert explorer.count_steps("pass", 2) == "2 passes" and explorer.count_steps("block of rows", 5) == "5 blocks of rows"
+    for cls in explorer.ALGORITHMS.values():
+        assert explorer.count_steps(cls.step, 2).startswith("2 ") and "ss " not in explorer.count_steps(cls.step, 2)
+
+
+def test_settings_files_and_links_carry_the_new_algorithms_and_their_controls():
+    settings, ignored = explorer.settings_from_query({"algorithms": "MAP-DP,SUGS,DP search", "DP search:beam_size": "5",
+                                                      "DP search:heuristic": "trivial", "SUGS:beam_size": "3"})
+    assert settings == {"algorithms": ["MAP-DP", "SUGS", "DP search"], "DP search:beam_size": 5,
+                        "DP search:heuristic": "trivial"} and ignored == ["SUGS:beam_size"]
+    with pytest.raises(ValueError, match="heuristic"):
+        explorer.check_settings({"DP search:heuristic": "psychic"})
+    assert explorer.settings_from_json(explorer.settings_to_json(settings))[0] == settings

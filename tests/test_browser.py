@@ -3,9 +3,9 @@
 Starts ``streamlit run app.py`` on a free local port, then: the first page shows PLOS 5.2
 clustered; the N0 slider is moved with the keyboard and the time until the chart shows the
 new N0's clustering is measured and printed (slider-to-first-frame, N = 4 000); the
-animation plays; a data set with gaps is loaded through the Data page; the Subtypes page
-downloads the assignments, whose row count must equal the data's. No exception box may
-appear anywhere.
+animation plays; SUGS, picked among the registry's algorithms, adds its panel; a data set
+with gaps is loaded through the Data page; the Subtypes page downloads the assignments,
+whose row count must equal the data's. No exception box may appear anywhere.
 
 Before that, the layout is measured at 1280×720, 1920×1080, a phone (390×844) and in the dark
 theme: no label of a chart (titles, axis titles, tick labels, buttons, slider, legend) overlaps
@@ -317,6 +317,16 @@ def test_browser_session(page):
     page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .annotation-text')]"
                            ".filter(e => e.textContent.includes('(done)')).length >= 3", timeout=60_000)
     page.screenshot(path=str(SHOTS / "2_explore_after_play.png"), full_page=True)
+    _no_exception(page)
+
+    # 3b. an algorithm from the registry beside them: SUGS's pill adds its panel (a pass of one block of rows
+    # per frame; the rows not visited yet are drawn grey)
+    page.get_by_role("button", name="SUGS", exact=True).click()
+    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .annotation-text')]"
+                           ".some(e => e.textContent.startsWith('SUGS') && e.textContent.includes('(done)'))")
+    _idle(page)
+    page.get_by_text("builds the clustering row by row").wait_for()
+    page.screenshot(path=str(SHOTS / "2b_explore_with_sugs.png"), full_page=True)
     _no_exception(page)
 
     # 4. data with gaps through the Data page (navigating by the sidebar keeps the session)

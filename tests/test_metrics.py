@@ -119,3 +119,42 @@ def test_match_validation():
     with pytest.raises(ValueError, match="same rows"):
         match_labels([0, 1], [0, 1, 2])
     assert match_labels([], []).size == 0
+
+
+# ----------------------------------------------------------------------------- -1: a row not assigned yet
+
+def test_unassigned_rows_stay_unassigned_and_are_never_matched():
+    # a SUGS / DP search frame: rows not visited yet carry -1; they are no cluster
+    ref = np.array([0, 0, 0, 1, 1, 1, 2, 2])
+    lab = np.array([7, 7, -1, 3, 3, -1, -1, -1])
+    out = match_labels(ref, lab)
+    np.testing.assert_array_equal(out, [0, 0, -1, 1, 1, -1, -1, -1])
+    # nothing placed yet: every row stays -1
+    np.testing.assert_array_equal(match_labels(ref, np.full(8, -1)), np.full(8, -1))
+    # -1 in the reference counts for no reference cluster: the new cluster is not given id -1
+    out = match_labels([-1, -1, 0, 0], [5, 5, 6, 6])
+    np.testing.assert_array_equal(out, [1, 1, 0, 0])
+    out = match_labels(np.full(4, -1), [5, 5, 6, -1])
+    np.testing.assert_array_equal(out, [0, 0, 1, -1])
+
+
+def test_unassigned_rows_do_not_change_the_matching_of_the_others():
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        ref = np.r_[[0, 1, 2, 3], rng.integers(0, 4, 36)]
+        lab = rng.integers(0, 5, 40)
+        hidden = np.r_[[False] * 4, rng.random(36) < 0.3]
+        out = match_labels(ref, np.where(hidden, -1, lab))
+        assert (out[hidden] == -1).all()
+        # the placed rows are matched exactly as if they were alone
+        np.testing.assert_array_equal(out[~hidden], match_labels(ref[~hidden], lab[~hidden]))
+
+
+def test_sequence_of_partial_frames_keeps_grey_rows_grey():
+    final = np.repeat([0, 1, 2], 4)
+    frames = [np.r_[[4, 4, 4], np.full(9, -1)], np.r_[[2, 2, 2, 2, 0, 0], np.full(6, -1)], final]
+    out = match_label_sequence(frames, reference=np.repeat([1, 2, 0], 4))
+    np.testing.assert_array_equal(out[0], np.r_[[1, 1, 1], np.full(9, -1)])
+    np.testing.assert_array_equal(out[1], np.r_[[1, 1, 1, 1, 2, 2], np.full(6, -1)])
+    # the cluster first seen in the last frame gets a new id, never the -1 of the rows it takes
+    np.testing.assert_array_equal(out[2], np.repeat([1, 2, 3], 4))

@@ -13,9 +13,13 @@ from mapdp_core.kmeans import KMeans
 from mapdp_core.mapdp import MAPDP
 from mapdp_core.mixtures import EMGaussianMixture, VariationalDP
 from mapdp_core.registry import ALGORITHMS
+from mapdp_core.search import DPSearch
+from mapdp_core.sugs import SUGS
+from mapdp_core.vsugs import VSUGS
 
 ESTIMATORS = [MAPDP(), DPMeans(), KMeans(n_init=2), CollapsedGibbs(n_sweeps=5),
-              EMGaussianMixture(max_iter=10), VariationalDP(n_components=3, max_iter=10)]
+              EMGaussianMixture(max_iter=10), VariationalDP(n_components=3, max_iter=10),
+              SUGS(n_init=2), VSUGS(T=5, n_init=2), DPSearch(beam_size=5)]
 
 
 def test_every_registered_algorithm_is_checked():
