@@ -321,15 +321,15 @@ def sugs_pass(order, start, labels, K, log_alpha, log_phi, d_new, cnt, logcnt, f
 
 
 @njit(cache=True, _nrt=False)
-def add_rows(rows, labels, cnt, logcnt, fams):
-    """Add rows (in the order given) to the statistics of their clusters ``labels[row]``."""
+def move_rows(rows, labels, sign, cnt, logcnt, fams):
+    """Add (sign 1) or remove (sign -1) rows, in the order given, to or from the statistics
+    of their clusters ``labels[row]``."""
     for t in range(rows.shape[0]):
         i = rows[t]
         k = labels[i]
-        sign = 1
         _move(i, k, sign, fams)
-        cnt[k] += 1.0
-        logcnt[k] = math.log(cnt[k])
+        cnt[k] += sign
+        logcnt[k] = math.log(cnt[k]) if cnt[k] > 0.0 else -np.inf
 
 
 @njit(cache=True, _nrt=False)

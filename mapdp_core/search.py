@@ -111,33 +111,53 @@ def ewens_completion(m: dict, R: int, alpha: float) -> dict:
 
 
 class _Prefix:
-    """The statistics of one prefix clustering, loaded in a ModelData, and the rows it holds."""
+    """The statistics of one prefix clustering (the state last loaded), in a ModelData.
 
-    def __init__(self, parsed, order):
+    Loading another state rolls the statistics back to the deepest ancestor it shares with
+    the loaded one (removing the rows placed below it) and adds the new state's rows from
+    there, or rebuilds from nothing when that is cheaper; slots left empty are reset to the
+    prior exactly. A best-first search mostly pops a child of the state it popped last, which
+    then costs one row."""
+
+    def __init__(self, parsed, order, parent: list, label: list, n_clusters: list):
         self.model = ModelData(parsed)
         self.order = order
         self.labels = np.full(self.model.N, -1, dtype=np.int64)
-        self.state_id = -1
-        self.depth = 0
-        self.K = 0
+        self.parent, self.label, self.n_clusters = parent, label, n_clusters
+        self.chain = [0]  # ids of the loaded state and its ancestors, by depth (the root at 0)
 
-    def load(self, state_id: int, depth: int, K: int, parent_id: int, label: int, chain) -> None:
-        """Make the loaded statistics those of state ``state_id``: one row more when it is a
-        child of the loaded state, else rebuilt from its labels (``chain()``)."""
+    def load(self, state_id: int, depth: int) -> None:
         m = self.model
-        while m.capacity <= K + 1:
-            m.grow(self.K)
-        if parent_id == self.state_id:
-            row = self.order[depth - 1]
-            self.labels[row] = label
-            _kernels.add_rows(self.order[depth - 1:depth], self.labels, m.cnt, m.logcnt, m.fams)
-        else:
-            labels = chain()
-            self.labels[:] = -1
-            self.labels[self.order[:depth]] = labels
+        K = self.n_clusters[state_id]
+        loaded = len(self.chain) - 1
+        path, sid, d = [], state_id, depth  # the new rows' states, deepest first
+        while d > 0 and not (d <= loaded and self.chain[d] == sid):
+            path.append(sid)
+            sid, d = self.parent[sid], d - 1
+        if (loaded - d) + len(path) > depth:  # a rebuild moves fewer rows
+            d = 0
+            path, sid = [], state_id
+            while sid > 0:
+                path.append(sid)
+                sid = self.parent[sid]
+        if d == 0 and loaded > 0:  # from nothing
+            self.labels[self.order[:loaded]] = -1
             _kernels.reset_slots(0, m.capacity, m.cnt, m.logcnt, m.fams)
-            _kernels.add_rows(self.order[:depth], self.labels, m.cnt, m.logcnt, m.fams)
-        self.state_id, self.depth, self.K = state_id, depth, K
+            del self.chain[1:]
+        elif d < loaded:  # back to the common ancestor at depth d
+            rows = self.order[d:loaded][::-1].copy()
+            _kernels.move_rows(rows, self.labels, -1, m.cnt, m.logcnt, m.fams)
+            self.labels[rows] = -1
+            K_anc = self.n_clusters[self.chain[d]]
+            _kernels.reset_slots(K_anc, m.capacity, m.cnt, m.logcnt, m.fams)  # emptied: exactly the prior
+            del self.chain[d + 1:]
+        while m.capacity <= K + 1:
+            m.grow(self.n_clusters[self.chain[-1]])
+        rows = self.order[d:depth]
+        for sid in reversed(path):
+            self.labels[self.order[len(self.chain) - 1]] = self.label[sid]
+            self.chain.append(sid)
+        _kernels.move_rows(rows, self.labels, 1, m.cnt, m.logcnt, m.fams)
 
 
 def _admissible_bound(X: np.ndarray, mu0: np.ndarray, tau2: float, s2: float, counts, sums, rest: np.ndarray):
@@ -309,7 +329,10 @@ class DPSearch(SweepEstimator):
         s = problem.settings
         parsed, N, alpha = problem.data, problem.n_rows, float(s["N0"])
         log_alpha = math.log(alpha)
-        ctx = _Prefix(parsed, np.zeros(0, dtype=np.int64))
+        # per state: parent, label of its last row, depth, K, sizes, accumulated -ln p(x | c)
+        parent, label, depth, sizes_of, nll_of, k_of = [0], [-1], [0], [()], [0.0], [0]
+        log_prior_of = [0.0]  # K ln a + sum ln Gamma(n_k) of the prefix (eppf)
+        ctx = _Prefix(parsed, np.zeros(0, dtype=np.int64), parent, label, k_of)
         model = ctx.model
         order = self._data_order(model) if order is None else np.asarray(order, dtype=np.int64)
         ctx.order = order
@@ -322,10 +345,6 @@ class DPSearch(SweepEstimator):
         block = int(self.block_size) if self.block_size is not None else max(1, math.ceil(N / 20))
         spherical = s["spherical"]
         Xs = parsed.X[:, parsed.blocks[0].columns] if spherical is not None else None
-
-        # per state: parent, label of its last row, depth, K, sizes, accumulated -ln p(x | c)
-        parent, label, depth, sizes_of, nll_of = [0], [-1], [0], [()], [0.0]
-        log_prior_of = [0.0]  # K ln a + sum ln Gamma(n_k) of the prefix (eppf)
 
         def chain(sid):
             out = []
@@ -367,7 +386,7 @@ class DPSearch(SweepEstimator):
             return float(-u.sum())
 
         queue = [(0.0, 0, 0)]  # (f, push number, state id)
-        pushed, popped = 1, 0
+        pushed, popped, frame = 1, 0, 0
         out = np.empty(8)
         while True:
             if not queue:
@@ -375,13 +394,11 @@ class DPSearch(SweepEstimator):
             f, _, sid = heapq.heappop(queue)
             popped += 1
             n, K = depth[sid], len(sizes_of[sid])
-            if sid == 0:  # the root: nothing placed, nothing loaded
-                ctx.state_id = 0
-            else:
-                ctx.load(sid, n, K, parent[sid], label[sid], lambda: chain(sid))
+            ctx.load(sid, n)
             done = n == N
             if done or popped % block == 0:
-                yield self._state(ctx, sid, n, K, sizes_of[sid], nll_of[sid], log_prior_of[sid], alpha, f, popped,
+                frame += 1
+                yield self._state(frame, ctx, sid, n, K, sizes_of[sid], nll_of[sid], log_prior_of[sid], alpha, f, popped,
                                   pushed, done, t0)
             if done:
                 return
@@ -407,6 +424,7 @@ class DPSearch(SweepEstimator):
                     new_sizes = sizes + (1,)
                     log_prior_of.append(log_prior_of[sid] + log_alpha)
                 sizes_of.append(new_sizes)
+                k_of.append(len(new_sizes))
                 nll_of.append(nll_of[sid] + float(costs[k]))
                 g = nll_of[child] + prior_term(child, n + 1)
                 heapq.heappush(queue, (g + h_of(child, n + 1), pushed, child))
@@ -415,7 +433,7 @@ class DPSearch(SweepEstimator):
                 queue = heapq.nsmallest(beam, queue)  # a sorted list is a heap
         # not reached
 
-    def _state(self, ctx, sid, n, K, sizes, nll, log_prior, alpha, f, popped, pushed, done, t0) -> SweepState:
+    def _state(self, frame, ctx, sid, n, K, sizes, nll, log_prior, alpha, f, popped, pushed, done, t0) -> SweepState:
         log_crp = log_prior + math.lgamma(alpha) - math.lgamma(alpha + n) if n else 0.0
         model = ctx.model
         labels = np.full(model.N, -1, dtype=np.int64)
@@ -424,7 +442,7 @@ class DPSearch(SweepEstimator):
         summaries = model.summaries(K)
         summaries["search"] = {"enqueued": pushed, "dequeued": popped, "order": ctx.order}
         return SweepState(
-            iteration=popped, labels=labels, n_clusters=K, objective=float(f), neg_log_joint=float(nll - log_crp),
+            iteration=frame, labels=labels, n_clusters=K, objective=float(f), neg_log_joint=float(nll - log_crp),
             n_changed=n, cluster_sizes=np.array(sizes, dtype=np.int64),
             summaries=summaries, elapsed=time.perf_counter() - t0, converged=done,
             algorithm=self.name,
