@@ -122,20 +122,6 @@ def reset_slots(lo, hi, cnt, logcnt, fams):
 
 
 @njit(cache=True, _nrt=False)
-def add_all(order, labels, cnt, logcnt, fams):
-    """Put every row into the statistics of its cluster (from an all-empty state), in the
-    visiting order, so that a run depends only on the sequence of rows it visits."""
-    for t in range(order.shape[0]):
-        i = order[t]
-        k = labels[i]
-        sign = 1
-        _move(i, k, sign, fams)
-        cnt[k] += 1.0
-    for k in range(cnt.shape[0]):
-        logcnt[k] = math.log(cnt[k]) if cnt[k] > 0.0 else -np.inf
-
-
-@njit(cache=True, _nrt=False)
 def point_terms(empty_slot, d_new, pconst, fams):
     """Per row: -ln f(x_i | theta0) (the new-cluster term, fixed for the whole run) and the
     data-only constants that every cluster's -ln f shares (ln x!, binomial coefficients)."""
@@ -323,7 +309,8 @@ def sugs_pass(order, start, labels, K, log_alpha, log_phi, d_new, cnt, logcnt, f
 @njit(cache=True, _nrt=False)
 def move_rows(rows, labels, sign, cnt, logcnt, fams):
     """Add (sign 1) or remove (sign -1) rows, in the order given, to or from the statistics
-    of their clusters ``labels[row]``."""
+    of their clusters ``labels[row]``. Loading a labelling into all-empty statistics this way,
+    in the visiting order, makes a run depend only on the sequence of rows it visits."""
     for t in range(rows.shape[0]):
         i = rows[t]
         k = labels[i]

@@ -140,7 +140,7 @@ class ModelData:
         while self.capacity <= K:
             self._rebuild(np.arange(0), 2 * self.capacity)
         _kernels.reset_slots(0, self.capacity, self.cnt, self.logcnt, self.fams)
-        _kernels.add_all(order, labels, self.cnt, self.logcnt, self.fams)
+        _kernels.move_rows(order, labels, 1, self.cnt, self.logcnt, self.fams)
         return K
 
     def compact(self, labels: np.ndarray, K: int) -> int:

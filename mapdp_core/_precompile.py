@@ -1,9 +1,9 @@
 """Fill numba's disk cache at install time, using two cores.
 
-``python -m mapdp_core._precompile`` compiles the two largest kernels, the MAP-DP sweep and
-the SUGS pass (each inlines every likelihood family; together about half the compile time),
-in one process while a second process compiles every other kernel, then loads everything in
-the calling process through :func:`mapdp_core.warm_up`
+``python -m mapdp_core._precompile`` compiles the MAP-DP sweep (the largest kernel, about
+40 % of the compile time) in one process while a second process compiles every other kernel
+of the algorithms marked ``precompile`` (the opt-in SUGS and V-SUGS compile at their first
+run), then loads everything in the calling process through :func:`mapdp_core.warm_up`
 (which compiles whatever the two parts missed, so the result is the same as a plain
 ``warm_up()``, only sooner on a machine with two cores or more). numba compiles on one
 thread, so a single process leaves the second core idle; the two processes write different
@@ -28,9 +28,9 @@ def _tiny_model(arrays_only: bool = False):
     return ModelData(parse(X, likelihood, None), arrays_only=arrays_only)
 
 
-#: the registered algorithms whose warm-up hooks run the MAP-DP sweep or the SUGS pass (compiled
-#: apart, by :func:`compile_sweep`); :func:`compile_others` skips their hooks
-SWEEP_ALGORITHMS = ("MAP-DP", "Gibbs", "SUGS")
+#: the registered algorithms whose warm-up hooks run the MAP-DP sweep (compiled apart, by
+#: :func:`compile_sweep`); :func:`compile_others` skips their hooks
+SWEEP_ALGORITHMS = ("MAP-DP", "Gibbs")
 
 
 def sweep_argument_types(model=None) -> tuple:
@@ -47,33 +47,17 @@ def sweep_argument_types(model=None) -> tuple:
     return tuple(numba.typeof(a) for a in args)
 
 
-def sugs_argument_types(model=None) -> tuple:
-    """numba's types of ``_kernels.sugs_pass``'s arguments as SUGS passes them (``sugs._run``)
-    for ``model`` (default: the tiny every-family table, arrays only)."""
-    import numba
-    import numpy as np
-
-    model = _tiny_model(arrays_only=True) if model is None else model
-    N = model.N
-    grid = np.log(np.ones(1))
-    args = (np.arange(N, dtype=np.int64), 0, np.full(N, -1, dtype=np.int64), 0, grid, grid.copy(), model.d_new,
-            model.cnt, model.logcnt, model.fams)
-    return tuple(numba.typeof(a) for a in args)
-
-
 def compile_sweep() -> None:
-    """Compile ``_kernels.sweep`` and ``_kernels.sugs_pass`` for the engine's argument types
-    without running them (the two largest kernels, hence the first process's share)."""
+    """Compile ``_kernels.sweep`` for the engine's argument types without running it."""
     from . import _kernels
 
     _kernels.sweep.compile(sweep_argument_types())
-    _kernels.sugs_pass.compile(sugs_argument_types())
 
 
 def compile_others() -> None:
     """Compile the other MAP-DP kernels (by calling them on the tiny model) and the other
-    registered algorithms' kernels (their warm-up hooks), but neither the MAP-DP sweep nor the
-    SUGS pass (the hooks of :data:`SWEEP_ALGORITHMS` are skipped)."""
+    registered algorithms' kernels (the warm-up hooks of those marked ``precompile``), but not
+    the MAP-DP sweep (the hooks of :data:`SWEEP_ALGORITHMS` are skipped)."""
     import numpy as np
 
     from . import _kernels
@@ -82,13 +66,13 @@ def compile_others() -> None:
     model = _tiny_model()
     N = model.N
     labels = np.zeros(N, dtype=np.int64)
-    _kernels.add_all(np.arange(N, dtype=np.int64), labels, model.cnt, model.logcnt, model.fams)
+    _kernels.move_rows(np.arange(N, dtype=np.int64), labels, 1, model.cnt, model.logcnt, model.fams)
     _kernels.log_marginals(1, model.fams, np.zeros(1))
     _kernels.cluster_nlp(0, 1, model.fams, np.zeros(1))
     _kernels.score_rows(1, 1, model.fams, np.zeros((N, 1)), np.zeros(N), np.zeros(N))
     for name, cls in ALGORITHMS.items():
         hook = getattr(cls, "warm_up", None)
-        if hook is not None and name not in SWEEP_ALGORITHMS:
+        if hook is not None and cls.precompile and name not in SWEEP_ALGORITHMS:
             hook()
 
 

@@ -92,13 +92,19 @@ def nw_update(m, c, B, logdetB, a, y, w, m_out, B_out):
     D = y.shape[0]
     c1 = c + w
     beta = c * w / c1
-    u = y - m
-    Bu = B @ u
-    denom = 1.0 + beta * (u @ Bu)
+    quad = 0.0
+    for p in range(D):  # m_out holds B (y - m) for a moment (plain loops: no BLAS to compile)
+        acc = 0.0
+        for q in range(D):
+            acc += B[p, q] * (y[q] - m[q])
+        m_out[p] = acc
+        quad += (y[p] - m[p]) * acc
+    denom = 1.0 + beta * quad
+    for p in range(D):
+        for q in range(D):
+            B_out[p, q] = B[p, q] - beta * m_out[p] * m_out[q] / denom
     for p in range(D):
         m_out[p] = (c * m[p] + w * y[p]) / c1
-        for q in range(D):
-            B_out[p, q] = B[p, q] - beta * Bu[p] * Bu[q] / denom
     return c1, logdetB - math.log(denom), a + w, D - (denom - 1.0) / denom
 
 

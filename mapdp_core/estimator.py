@@ -13,7 +13,11 @@ restart loop, the registry, the app) needs to know about it:
 ``step``         the unit of one state (``"sweep"``, ``"iteration"``, ``"pass"``);
 ``monotone``     the ``SweepState`` attribute that never increases along a restart, or None;
 ``ui``           one :class:`Control` per tunable parameter (label, range, log scale, help):
-                 hints for an interface, no Streamlit here.
+                 hints for an interface, no Streamlit here;
+``precompile``   whether the install and the app's start compile its kernels (its ``warm_up``
+                 hook); False for opt-in algorithms whose own kernels cost more compile time
+                 than their place in the first visit is worth: their first run compiles them
+                 once, into numba's disk cache.
 
 A subclass writes three small methods: ``_validate(X)`` checks the parameters and the data
 once and returns a ``problem`` (anything with ``n_rows``); ``_sweeps(problem, order, rng)``
@@ -210,6 +214,7 @@ class SweepEstimator(ClusterMixin, BaseEstimator):
     step: ClassVar[str] = "sweep"
     monotone: ClassVar[str | None] = None
     ui: ClassVar[dict] = {}
+    precompile: ClassVar[bool] = True
 
     # --------------------------------------------------------------- subclass hooks
     def _validate(self, X) -> Problem:  # pragma: no cover - abstract

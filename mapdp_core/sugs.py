@@ -206,6 +206,7 @@ class SUGS(SweepEstimator):
     """
 
     name = "SUGS"
+    precompile = False  # opt-in: its first run compiles its kernel (see estimator.py)
     input = "mixed"
     keep = "last"
     step = "block of rows"

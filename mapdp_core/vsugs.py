@@ -172,6 +172,7 @@ class VSUGS(SweepEstimator):
     """
 
     name = "V-SUGS"
+    precompile = False  # opt-in: its first run compiles its kernel (see estimator.py)
     input = "numeric"
     restart_key = "objective"  # minus the ELBO
     keep = "last"

@@ -9,9 +9,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 @pytest.fixture(scope="session", autouse=True)
 def _compiled_kernels():
-    """Compile (or load) the numba kernels once, so that no single test pays for it."""
+    """Compile (or load) every numba kernel once, the opt-in algorithms' too, so that no single
+    test (an AppTest's time limit, a browser test's wait) pays for it."""
     import mapdp_core
-    mapdp_core.warm_up()
+    mapdp_core.warm_up(everything=True)
 
 
 @pytest.fixture
