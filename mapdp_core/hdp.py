@@ -1,0 +1,868 @@
+r"""Small-variance-asymptotic ("hard") HDP mixture and HDP-HMM: :class:`HardHDP`, :class:`HardHDPHMM`.
+
+Sources (see ``shared/OTHER-SYSTEMS.md`` §3 for the corrected objectives and errata H1-H9):
+
+* HSJ: Huggins, "small-variance asymptotics for the HDP and the HDP-HMM" (derivation notes),
+  eq 19 (hard HDP mixture) and eq 29 (hard HDP-HMM, "combinatorial" form).
+* Kulis & Jordan (2012), ICML, Algorithm 2 (hard Gaussian HDP, "HDP-means"), same fixed points.
+* EJS: Raykov, Boukouvalas & Little (2016), Electronic Journal of Statistics, §4, eqs 4.1-4.3
+  and Appendix C (Bregman divergences, after Banerjee et al. 2005 and Jiang, Kulis & Jordan
+  2012), and eq 6.8 (the same HDP-HMM objective, reparameterised).
+
+Objectives (``lambda_global`` = HSJ λ1, ``lambda_local`` = HSJ λ2, ``lambda_mean`` = HSJ λ3):
+
+.. math::
+
+   J_{HDP}(z,\mu) = \sum_{i,j} D(y_{ij}, \mu_{z_{ij}}) + \lambda_1 (K-1)
+                    + \lambda_2 \sum_i \max(m_i - 1, 0) + \lambda_3 \sum_k \lVert\mu_k\rVert^2
+
+   J_{comb}(z,\mu) = \sum_t D(y_t, \mu_{z_t}) + \lambda_1 (K-1)
+                    + \lambda_2 \sum_i \max(s_i - 1, 0) + \lambda_3 \sum_i \lVert\mu_i\rVert^2
+
+``m_i`` is the number of distinct global clusters used by group i, ``s_i`` the number of
+distinct successors of state i. The ``max(., 0)`` is erratum H5 (an empty restaurant pays
+nothing); for the HDP mixture it only matters while a group is momentarily empty during a
+sweep (every group has at least one row), but it is what makes a one-row group free of the
+local penalty, hence the "every row its own group = DP-means with λ1" reduction.
+
+``D`` is the squared Euclidean distance (HSJ; the Gaussian scale ``1/(2σ²)`` is absorbed in
+the lambdas), or one of the Bregman divergences of EJS §4 / Appendix C (summed over columns):
+
+* ``"poisson"`` (non-negative counts): ``y log(y/μ) - y + μ``;
+* ``"bernoulli"`` (0/1 values): ``y log(y/μ) + (1-y) log((1-y)/(1-μ))``;
+* ``"multinomial"`` (rows of non-negative counts, at least one count per row): each row is
+  normalised to proportions ``p`` and weighted by its total ``n``, ``D = n Σ_w p_w log(p_w/μ_w)``
+  (the multinomial log-likelihood up to terms free of μ); ``cluster_centers_`` are then
+  proportions.
+
+For a Bregman divergence the optimal centre is the (count-weighted) arithmetic mean, so
+``lambda_mean`` must be 0 (there is no Gaussian prior on the means to shrink them).
+Degeneracy (inherent to the limit, not fixed here): a new cluster is centred on its row, and
+for 0/1 data, or a count of 0, a centre on the boundary (μ = 0 or 1) gives an infinite
+divergence to every row that differs there, so such a cluster only gathers exact repeats
+until the mean step moves it. On 0/1 rows with several columns this leaves many singletons;
+measured on 150 rows of 20 noisy bits from 2 patterns: K = 120 for λ1 from 5 to 10, K = 1
+above 20·ln 2 (tests use repeated patterns). Poisson and multinomial counts well above 0
+behave (NMI > 0.9 in the tests).
+
+Conversions of the penalties (H8):
+
+* HSJ eq 19 / 29: λ1 = ``lambda_global``, λ2 = ``lambda_local``, λ3 = ``lambda_mean``.
+* Kulis & Jordan (hard HDP): λ_g = ``lambda_global``, λ_l = ``lambda_local`` (their
+  ``λ_l·Σ_i m_i + λ_g·K`` differs from J_HDP by the constant ``λ_g + G·λ_l``).
+* EJS eq 6.8 (HDP-HMM, with the indicators of H7): ``λ2^EJS·K + λ1^EJS·Σ_p K_p^local`` equals
+  J_comb with ``lambda_global = λ1^EJS + λ2^EJS`` and ``lambda_local = λ1^EJS``, up to constants.
+* DP-means (Kulis & Jordan Algorithm 1; EJS eq 4.3 limit): one group gives DP-means with
+  ``λ = lambda_global + lambda_local``; every row its own group, or ``HardHDPHMM`` with
+  ``lambda_local = 0``, gives DP-means with ``λ = lambda_global``. The library's
+  :class:`~mapdp_core.DPMeans` reports ``SSE + λK``; these objectives report ``SSE + λ(K-1)``.
+
+Algorithms (the papers give none, H9; OTHER-SYSTEMS §3.2(a),(b)): coordinate descent, in which
+no step increases J (each state's ``summaries["step_objectives"]`` records J after every step,
+and the tests check it):
+
+1. assignment sweep with the centres fixed: remove the row (and, for the HMM, its two
+   transitions), give it the cheapest of "each non-empty cluster" and "a new cluster at its
+   own optimal centre" (cost λ1 + local penalty + ``w λ3/(w+λ3) ||y||²``, 0 for a Bregman
+   divergence). A cluster the removal emptied comes back only as "new" (which can only be
+   cheaper than its old centre). Ties keep the current cluster, then the lowest index.
+   Choice where the papers are silent: a row alone in its cluster is therefore compared
+   as a *new* cluster, which differs from DP-means' Algorithm 1 (which compares it with its
+   old centre); the fixed points of well-separated data are the same;
+2. (HardHDP, ``local_moves=True``) Kulis & Jordan's local-cluster move: every (group,
+   cluster) block moves as a whole to the cheapest cluster or to a new one;
+3. mean step ``μ_k = S_k / (W_k + λ3)`` (S, W: weighted sums and weights), empty clusters
+   dropped (clusters keep their order);
+4. (HardHDPHMM, ``merges=True``) greedy merges of two states while J falls (see the class);
+5. stop when no label changed, when J fell by at most ``tol·|J|``, or after ``max_iter``.
+
+Everything is NumPy (no numba): one sweep costs O(N·K·D) with a Python loop over rows.
+Measured (2 cores): HardHDP, N = 5000, D = 5, 50 groups, K = 6: 21 sweeps in 1.6 s;
+HardHDPHMM, T = 5000 (DP-means start included): 2.7 s.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import time
+from collections.abc import Iterator
+
+import numpy as np
+from scipy.special import rel_entr
+
+from ._validation import as_data, check_bool, check_choice, check_int, check_nonneg
+from .estimator import Control, Problem, SweepEstimator
+from .state import SweepState
+
+__all__ = ["HardHDP", "HardHDPHMM", "DIVERGENCES", "divergence", "hdp_objective", "hdp_hmm_objective",
+           "default_lambdas"]
+
+DIVERGENCES = ("squared_euclidean", "poisson", "bernoulli", "multinomial")
+
+#: Default penalties as multiples of the data's Bregman information B (the mean divergence of
+#: a row from the overall centre; for squared Euclidean, the trace of the covariance, i.e.
+#: "variance × D"). See :func:`default_lambdas`.
+DEFAULT_GLOBAL_FACTOR = 1.0
+DEFAULT_LOCAL_FACTOR = 0.5      # HardHDP: per extra local cluster of a group
+DEFAULT_SUCCESSOR_FACTOR = 2.0  # HardHDPHMM: per extra successor of a state
+
+
+# ------------------------------------------------------------------------ divergences
+def divergence(Y, M, kind: str = "squared_euclidean") -> np.ndarray:
+    """Unit divergences ``d(y_n, μ_k)`` summed over columns, shape (n, K).
+
+    ``Y`` (n, D) holds data as the algorithm sees it (for ``"multinomial"``, proportions: rows
+    already normalised; the row total is a weight applied outside), ``M`` (K, D) centres.
+    ``inf`` where a Bregman divergence is infinite (μ = 0 or 1 where y is not).
+    """
+    Y = np.atleast_2d(np.asarray(Y, dtype=float))
+    M = np.atleast_2d(np.asarray(M, dtype=float))
+    y, m = Y[:, None, :], M[None, :, :]
+    if kind == "squared_euclidean":
+        return ((y - m) ** 2).sum(axis=2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if kind == "poisson":
+            out = (rel_entr(y, m) - y + m).sum(axis=2)
+        elif kind == "bernoulli":
+            out = (rel_entr(y, m) + rel_entr(1.0 - y, 1.0 - m)).sum(axis=2)
+        elif kind == "multinomial":
+            out = rel_entr(y, m).sum(axis=2)
+        else:
+            raise ValueError(f"divergence must be one of {', '.join(DIVERGENCES)}; got {kind!r}.")
+    return np.where(np.isnan(out), np.inf, out)
+
+
+def _prepare(X, kind: str, algorithm: str, estimator=None):
+    """``(Y, w)``: the data the divergence reads and the weight of every row."""
+    X = as_data(X, algorithm, estimator, reset=True)
+    w = np.ones(X.shape[0])
+    if kind == "squared_euclidean":
+        return X, w
+    if kind == "poisson":
+        if (X < 0).any():
+            r, c = np.argwhere(X < 0)[0]
+            raise ValueError(f"divergence='poisson' needs non-negative counts; X has negative counts "
+                             f"(first at row {r}, column {c}: {X[r, c]!r}).")
+        return X, w
+    if kind == "bernoulli":
+        bad = ~((X == 0) | (X == 1))
+        if bad.any():
+            r, c = np.argwhere(bad)[0]
+            raise ValueError(f"divergence='bernoulli' needs 0/1 values; X[{r}, {c}] = {X[r, c]!r}.")
+        return X, w
+    if (X < 0).any():
+        r, c = np.argwhere(X < 0)[0]
+        raise ValueError(f"divergence='multinomial' needs non-negative counts; X has negative counts "
+                         f"(first at row {r}, column {c}: {X[r, c]!r}).")
+    totals = X.sum(axis=1)
+    if (totals <= 0).any():
+        r = int(np.flatnonzero(totals <= 0)[0])
+        raise ValueError(f"divergence='multinomial' needs at least one count in every row; row {r} sums to 0 "
+                         "(drop empty rows).")
+    return np.ascontiguousarray(X / totals[:, None]), totals
+
+
+def _check_divergence(kind) -> str:
+    return check_choice(kind, "divergence", DIVERGENCES)
+
+
+def _check_lambda(value, name: str, meaning: str):
+    if value is None:
+        return None
+    try:
+        return check_nonneg(value, name)
+    except ValueError:
+        raise ValueError(f"{name} ({meaning}) must be a finite number >= 0 or None (data-driven default), "
+                         f"got {value!r}.") from None
+
+
+def _check_lambda_mean(value, kind: str) -> float:
+    lam3 = _check_lambda(value, "lambda_mean", "the ridge penalty on the cluster means")
+    lam3 = 0.0 if lam3 is None else lam3
+    if kind != "squared_euclidean" and lam3 != 0:
+        raise ValueError(f"lambda_mean must be 0 with divergence={kind!r}: the centre of a Bregman divergence is "
+                         f"the arithmetic mean (EJS §4); got lambda_mean={value!r}.")
+    return lam3
+
+
+def bregman_information(Y, w, kind: str) -> float:
+    """Mean over rows of ``w_n d(y_n, ȳ)`` with ȳ the weighted mean (Banerjee et al. 2005):
+    for the squared Euclidean distance, the trace of the (biased) covariance."""
+    centre = (w[:, None] * Y).sum(axis=0) / w.sum()
+    return float((w * divergence(Y, centre[None], kind)[:, 0]).mean())
+
+
+def default_lambdas(X, divergence: str = "squared_euclidean", model: str = "hdp") -> tuple[float, float]:
+    r"""The data-driven ``(lambda_global, lambda_local)`` used when they are None.
+
+    ``lambda_global = B``, where ``B`` is the Bregman information of the data, the mean
+    divergence of a row from the overall centre (for the squared Euclidean distance: the
+    trace of the covariance, "variance × D"; for multinomial rows, weighted by their
+    totals); ``lambda_local = B/2`` for ``model="hdp"`` and ``2B`` for ``model="hmm"``.
+    In one group the DP-means threshold is then ``λ1 + λ2 = 1.5 B``: a row opens a cluster
+    when it is farther from every centre than 1.5 average rows are from the grand mean.
+
+    Measured (DP-means threshold c·B, one group; K found for c = 0.5, 1, 1.5, 2, 3):
+    three clusters 8 apart, σ = 1, N = 300: 4, 4, 3, 3, 1; sklearn ``make_blobs`` (4 centres,
+    σ = 0.7, box ±15, 3 seeds): (6,4,4), (4,3,3), (3,2,3), (3,2,3), (1,2,1); one spherical
+    Gaussian (N = 300): D = 2 → 22, 14, 11, 8, 6 and D = 5 → 67, 32, 17, 10, 2. So 1.5 B finds
+    well-separated clusters whose spread dominates the variance, but over-splits a single
+    blob (any fixed multiple of the variance does, since the farthest rows of a blob lie
+    several variances from its mean) and merges clusters that are close relative to the
+    overall spread. HMM (sticky 3-state sequence below, 5 seeds, λ1 = B): λ2 = B/2 → K = 4-6
+    (NMI 0.74-0.91), B → 4-6, 2B → 3 in 4 of 5 (NMI 0.84-1.0), 4B → 3 in 5 of 5 (≥ 0.97).
+    For 0/1 data the rows' divergences from the grand mean are nearly all equal to B, so
+    the default gives K = 1: give the lambdas. These are starting points, not a model
+    choice: for a target K search lambda as :func:`~mapdp_core.dpmeans_lambda_for_k` does.
+    """
+    kind = _check_divergence(divergence)
+    Y, w = _prepare(X, kind, "HardHDP")
+    model = check_choice(model, "model", ("hdp", "hmm"))
+    B = bregman_information(Y, w, kind)
+    if not B > 0:
+        B = 1.0  # every row identical: any positive penalty gives one cluster
+    local = DEFAULT_LOCAL_FACTOR if model == "hdp" else DEFAULT_SUCCESSOR_FACTOR
+    return DEFAULT_GLOBAL_FACTOR * B, local * B
+
+
+# ------------------------------------------------------------------------ objectives
+def _fit_term(Y, w, z, M, kind) -> float:
+    total = 0.0
+    for k in np.unique(z):
+        rows = z == k
+        total += float((w[rows] * divergence(Y[rows], M[k][None], kind)[:, 0]).sum())
+    return total
+
+
+def _optimal_means(Y, w, z, K, lam3) -> np.ndarray:
+    S = np.zeros((K, Y.shape[1]))
+    np.add.at(S, z, w[:, None] * Y)
+    W = np.bincount(z, weights=w, minlength=K)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return S / (W + lam3)[:, None]
+
+
+def _hdp_J(Y, w, z, M, gidx, lam1, lam2, lam3, kind) -> float:
+    ks = np.unique(z)
+    pairs = np.unique(gidx.astype(np.int64) * (int(z.max()) + 1) + z)
+    m = np.bincount(pairs // (int(z.max()) + 1))
+    return (_fit_term(Y, w, z, M, kind) + lam1 * (len(ks) - 1) + lam2 * np.maximum(m - 1, 0).sum()
+            + lam3 * float((M[ks] ** 2).sum()))
+
+
+def _successor_counts(z, nxt, K) -> np.ndarray:
+    t = np.flatnonzero(nxt >= 0)
+    pairs = np.unique(z[t] * K + z[nxt[t]])
+    return np.bincount(pairs // K, minlength=K)
+
+
+def _hmm_J(Y, w, z, M, nxt, lam1, lam2, lam3, kind) -> float:
+    K = int(z.max()) + 1
+    s = _successor_counts(z, nxt, K)
+    ks = np.unique(z)
+    return (_fit_term(Y, w, z, M, kind) + lam1 * (len(ks) - 1) + lam2 * np.maximum(s - 1, 0).sum()
+            + lam3 * float((M[ks] ** 2).sum()))
+
+
+def hdp_objective(X, labels, groups=None, *, lambda_global, lambda_local, lambda_mean=0.0,
+                  divergence="squared_euclidean") -> float:
+    """J_HDP (HSJ eq 19, H5) of ``labels`` with every centre at its optimum S_k/(W_k + λ3)."""
+    kind = _check_divergence(divergence)
+    Y, w = _prepare(X, kind, "HardHDP")
+    _, gidx = _group_index(groups, Y.shape[0])
+    z = _as_labels(labels, Y.shape[0])
+    M = _optimal_means(Y, w, z, int(z.max()) + 1, _check_lambda_mean(lambda_mean, kind))
+    return _hdp_J(Y, w, z, M, gidx, check_nonneg(lambda_global, "lambda_global"),
+                  check_nonneg(lambda_local, "lambda_local"), float(lambda_mean), kind)
+
+
+def hdp_hmm_objective(X, labels, lengths=None, *, lambda_global, lambda_local, lambda_mean=0.0,
+                      divergence="squared_euclidean") -> float:
+    """J_comb (HSJ eq 29 with H5) of the state sequence ``labels``, centres at their optimum."""
+    kind = _check_divergence(divergence)
+    Y, w = _prepare(X, kind, "HardHDPHMM")
+    _, nxt = _neighbours(lengths, Y.shape[0])
+    z = _as_labels(labels, Y.shape[0])
+    M = _optimal_means(Y, w, z, int(z.max()) + 1, _check_lambda_mean(lambda_mean, kind))
+    return _hmm_J(Y, w, z, M, nxt, check_nonneg(lambda_global, "lambda_global"),
+                  check_nonneg(lambda_local, "lambda_local"), float(lambda_mean), kind)
+
+
+def _as_labels(labels, N) -> np.ndarray:
+    z = np.asarray(labels)
+    if z.shape != (N,) or not np.issubdtype(z.dtype, np.integer) or (z < 0).any():
+        raise ValueError(f"labels must be {N} non-negative whole numbers, one per row.")
+    return np.unique(z, return_inverse=True)[1].astype(np.int64)
+
+
+# ------------------------------------------------------------------------ groups, sequences
+def _group_index(groups, N: int) -> tuple[list, np.ndarray]:
+    """(group ids in order of first appearance, group index of every row)."""
+    if groups is None:
+        return [0], np.zeros(N, dtype=np.int64)
+    if isinstance(groups, (str, bytes)) or not hasattr(groups, "__len__"):
+        raise ValueError(f"groups must be a sequence with one group id per row of X ({N} rows), got {groups!r}.")
+    arr = np.asarray(groups, dtype=object)
+    if arr.ndim != 1:
+        raise ValueError(f"groups must be one-dimensional (one group id per row of X), got shape {arr.shape}.")
+    if arr.shape[0] != N:
+        raise ValueError(f"groups has {arr.shape[0]} entries but X has {N} rows; give one group id per row.")
+    ids, index, gidx = [], {}, np.empty(N, dtype=np.int64)
+    for n, g in enumerate(list(groups)):
+        if isinstance(g, np.generic):
+            g = g.item()
+        try:
+            code = index.get(g)
+        except TypeError:
+            raise ValueError(f"every group id must be hashable (a number, a string, ...); row {n} has {g!r}.") from None
+        if isinstance(g, float) and math.isnan(g):
+            raise ValueError(f"groups has a missing id (NaN) at row {n}; give every row a group.")
+        if code is None:
+            code = index[g] = len(ids)
+            ids.append(g)
+        gidx[n] = code
+    return ids, gidx
+
+
+def _neighbours(lengths, T: int) -> tuple[np.ndarray, np.ndarray]:
+    """(previous, next) time step of every row within its sequence, -1 at the ends."""
+    if lengths is None:
+        lens = [T]
+    else:
+        if isinstance(lengths, (str, bytes)) or not hasattr(lengths, "__len__"):
+            raise ValueError(f"lengths must be a sequence of positive whole numbers summing to {T}, got {lengths!r}.")
+        lens = []
+        for v in lengths:
+            if isinstance(v, np.generic):
+                v = v.item()
+            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
+                raise ValueError(f"lengths must hold positive whole numbers (one per sequence), got {v!r}.")
+            lens.append(int(v))
+        if sum(lens) != T:
+            raise ValueError(f"lengths sum to {sum(lens)} but X has {T} rows; the sequences must cover X exactly.")
+    prv = np.arange(T, dtype=np.int64) - 1
+    nxt = np.arange(T, dtype=np.int64) + 1
+    start = 0
+    for n in lens:
+        prv[start] = -1
+        nxt[start + n - 1] = -1
+        start += n
+    return prv, nxt
+
+
+# ------------------------------------------------------------------------ shared machinery
+class _Clusters:
+    """Centres, row counts and weighted sums of the clusters during a sweep (capacity grows)."""
+
+    def __init__(self, Y, w, z, M):
+        self.Y, self.w = Y, w
+        K = M.shape[0]
+        cap = max(16, 2 * K)
+        self.M = np.zeros((cap, Y.shape[1]))
+        self.M[:K] = M
+        self.count = np.zeros(cap, dtype=np.int64)
+        self.count[:K] = np.bincount(z, minlength=K)
+        self.K = K
+
+    def grow(self):
+        cap = self.M.shape[0]
+        self.M = np.vstack([self.M, np.zeros((cap, self.M.shape[1]))])
+        self.count = np.concatenate([self.count, np.zeros(cap, dtype=np.int64)])
+
+
+def _compact(z, M):
+    used, z = np.unique(z, return_inverse=True)
+    return z.astype(np.int64), M[used]
+
+
+def _state(iteration, z, M, J, changed, t0, converged, algorithm, steps, **extra):
+    K = M.shape[0]
+    summaries = {"mean": M.copy(), "covariance": {}, "proportions": {}, "step_objectives": steps}
+    summaries.update(extra)
+    return SweepState(iteration=iteration, labels=z, n_clusters=K, objective=float(J), neg_log_joint=math.nan,
+                      n_changed=int(changed), cluster_sizes=np.bincount(z, minlength=K), summaries=summaries,
+                      elapsed=time.perf_counter() - t0, converged=converged, algorithm=algorithm)
+
+
+# ------------------------------------------------------------------------ hard HDP
+def _hdp_sweep(Y, w, z, C: _Clusters, gidx, G, order, lam1, lam2, lam3, kind, newcost) -> int:
+    """One assignment sweep (OTHER-SYSTEMS 3.2(a) step 2), in place; returns rows changed."""
+    cap = C.M.shape[0]
+    usage = np.zeros((G, cap), dtype=np.int64)
+    np.add.at(usage, (gidx, z), 1)
+    gsize = np.bincount(gidx, minlength=G)
+    changed = 0
+    for n in order:
+        i, c = gidx[n], z[n]
+        C.count[c] -= 1
+        usage[i, c] -= 1
+        others = gsize[i] - 1  # rows left in the group: a one-row group never pays lambda_local
+        K = C.K
+        cost = w[n] * divergence(Y[n:n + 1], C.M[:K], kind)[0]
+        if others > 0:
+            cost = cost + lam2 * (usage[i, :K] == 0)
+        cost[C.count[:K] == 0] = np.inf
+        new = lam1 + (lam2 if others > 0 else 0.0) + newcost[n]
+        best = int(np.argmin(cost))
+        if cost[c] <= cost[best]:
+            best = c
+        if new < cost[best]:
+            if C.count[c] == 0:
+                best = c  # the emptied cluster comes back as "new", recentred
+            else:
+                if C.K == cap:
+                    C.grow()
+                    usage = np.hstack([usage, np.zeros_like(usage)])
+                    cap = C.M.shape[0]
+                best = C.K
+                C.K += 1
+            C.M[best] = w[n] * Y[n] / (w[n] + lam3)
+        z[n] = best
+        C.count[best] += 1
+        usage[i, best] += 1
+        changed += best != c
+    return changed
+
+
+def _hdp_local_moves(Y, w, z, C: _Clusters, gidx, G, lam1, lam2, lam3, kind) -> int:
+    """Kulis & Jordan's local-cluster moves (3.2(a) step 3), in place; returns rows changed."""
+    changed = 0
+    for i in range(G):
+        rows_i = np.flatnonzero(gidx == i)
+        for c in np.unique(z[rows_i]):
+            L = rows_i[z[rows_i] == c]
+            if L.size == 0:
+                continue
+            K = C.K
+            C.count[c] -= L.size
+            rest = rows_i[z[rows_i] != c]
+            used = np.zeros(K, dtype=bool)
+            used[z[rest]] = True
+            cost = (w[L][:, None] * divergence(Y[L], C.M[:K], kind)).sum(axis=0)
+            if rest.size > 0:
+                cost = cost + lam2 * ~used
+            cost[C.count[:K] == 0] = np.inf
+            mu = (w[L][:, None] * Y[L]).sum(axis=0) / (w[L].sum() + lam3)
+            new = (lam1 + (lam2 if rest.size > 0 else 0.0)
+                   + float((w[L] * divergence(Y[L], mu[None], kind)[:, 0]).sum()) + lam3 * float(mu @ mu))
+            best = int(np.argmin(cost))
+            if cost[c] <= cost[best]:
+                best = c
+            if new < cost[best]:
+                if C.count[c] == 0:
+                    best = c
+                else:
+                    if C.K == C.M.shape[0]:
+                        C.grow()
+                    best = C.K
+                    C.K += 1
+                C.M[best] = mu
+            z[L] = best
+            C.count[best] += L.size
+            changed += L.size * (best != c)
+    return changed
+
+
+def _hdp_run(Y, w, gidx, G, order, lam1, lam2, lam3, kind, max_iter, tol, local_moves,
+             algorithm="HardHDP", z0=None) -> Iterator[SweepState]:
+    t0 = time.perf_counter()
+    N = Y.shape[0]
+    z = np.zeros(N, dtype=np.int64) if z0 is None else np.asarray(z0, dtype=np.int64).copy()
+    z, _ = _compact(z, np.zeros((int(z.max()) + 1, 1)))
+    M = _optimal_means(Y, w, z, int(z.max()) + 1, lam3)
+    newcost = w * lam3 / (w + lam3) * (Y ** 2).sum(axis=1) if lam3 > 0 else np.zeros(N)
+    J_old = _hdp_J(Y, w, z, M, gidx, lam1, lam2, lam3, kind)
+    for iteration in range(1, max_iter + 1):
+        steps = [J_old]
+        C = _Clusters(Y, w, z, M)
+        changed = _hdp_sweep(Y, w, z, C, gidx, G, order, lam1, lam2, lam3, kind, newcost)
+        steps.append(_hdp_J(Y, w, z, C.M, gidx, lam1, lam2, lam3, kind))
+        if local_moves:
+            changed += _hdp_local_moves(Y, w, z, C, gidx, G, lam1, lam2, lam3, kind)
+            steps.append(_hdp_J(Y, w, z, C.M, gidx, lam1, lam2, lam3, kind))
+        z, _ = _compact(z, C.M[:C.K])
+        M = _optimal_means(Y, w, z, int(z.max()) + 1, lam3)
+        J = _hdp_J(Y, w, z, M, gidx, lam1, lam2, lam3, kind)
+        steps.append(J)
+        converged = changed == 0 or (J_old - J) <= tol * abs(J_old)
+        usage = np.zeros((G, M.shape[0]), dtype=np.int64)
+        np.add.at(usage, (gidx, z), 1)
+        yield _state(iteration, z, M, J, changed, t0, converged, algorithm, steps, usage=usage)
+        if converged:
+            return
+        J_old = J
+
+
+def _resolve_lambdas(est, Y, w, kind, local_factor):
+    lam1 = _check_lambda(est.lambda_global, "lambda_global", "the penalty per global cluster")
+    lam2 = _check_lambda(est.lambda_local, "lambda_local", "the penalty per extra local cluster")
+    if lam1 is None or lam2 is None:
+        B = bregman_information(Y, w, kind)
+        B = B if B > 0 else 1.0
+        lam1 = DEFAULT_GLOBAL_FACTOR * B if lam1 is None else lam1
+        lam2 = local_factor * B if lam2 is None else lam2
+    return lam1, lam2
+
+
+_UI = {
+    "lambda_global": Control("λ global (penalty per cluster)", "float", None, 0.0, None, short="λg",
+                             help="Empty: the mean divergence of a row from the grand mean."),
+    "lambda_local": Control("λ local (penalty per extra local cluster / successor)", "float", None, 0.0, None,
+                            short="λl", help="Empty: B/2 (HDP) or 2B (HDP-HMM), B the default global penalty."),
+    "divergence": Control("Divergence", "choice", "squared_euclidean", options=DIVERGENCES),
+}
+
+
+class _ExtraArgMixin:
+    """Carries the extra ``fit`` argument (groups, lengths) to ``_validate`` (called by the base
+    class with X only) without keeping it on the estimator afterwards."""
+
+    _extra_name = ""
+
+    def _with_extra(self, value, call):
+        self._extra_arg = value
+        try:
+            return call()
+        finally:
+            del self._extra_arg
+
+    def _extra(self):
+        return getattr(self, "_extra_arg", None)
+
+
+class HardHDP(_ExtraArgMixin, SweepEstimator):
+    r"""Hard HDP mixture (HSJ eq 19; Kulis & Jordan 2012, Algorithm 2): groups of rows share
+    global clusters; each group pays ``lambda_local`` for every cluster it uses beyond its first.
+
+    Minimises J_HDP of the module docstring by the coordinate descent described there. Start:
+    one cluster at the (shrunk) grand mean, as DP-means.
+
+    Parameters
+    ----------
+    lambda_global : float >= 0 or None
+        HSJ λ1 / Kulis-Jordan λ_g: penalty per global cluster (divergence units). None: the
+        data's Bregman information B (:func:`default_lambdas`).
+    lambda_local : float >= 0 or None
+        HSJ λ2 / Kulis-Jordan λ_l: penalty per local cluster beyond the first in each group.
+        None: B/2.
+    lambda_mean : float >= 0, default 0
+        HSJ λ3: ridge penalty on the centres (a Gaussian prior with σ0² = σ²/λ3), squared
+        Euclidean only; the centres are ``S_k/(n_k + λ3)``.
+    divergence : {"squared_euclidean", "poisson", "bernoulli", "multinomial"}
+    max_iter : int, default 100
+    tol : float, default 1e-9
+        Stop when a sweep changes no label or lowers J by at most ``tol·|J|``.
+    local_moves : bool, default True
+        Also move whole (group, cluster) blocks after each sweep (Kulis & Jordan).
+    random_state : ignored (kept for the library's common interface): the algorithm is
+        deterministic, rows are visited group by group in input order.
+
+    Attributes
+    ----------
+    labels_, n_clusters_, cluster_sizes_, cluster_centers_ (K, D), objective_,
+    objective_history_ (J after every sweep, never increasing), n_iter_, converged_,
+    groups_ : list, the group ids in order of first appearance;
+    group_usage_ : ndarray (G, K), rows of group i in cluster k;
+    n_local_clusters_ : ndarray (G,), m_i;
+    lambda_global_, lambda_local_ : the penalties used (resolved defaults).
+    """
+
+    name = "Hard HDP"
+    input = "numeric"
+    restart_key = "objective"
+    monotone = "objective"
+    ui = dict(_UI)
+
+    def __init__(self, lambda_global=None, lambda_local=None, lambda_mean=0.0, divergence="squared_euclidean",
+                 max_iter=100, tol=1e-9, local_moves=True, random_state=None):
+        self.lambda_global = lambda_global
+        self.lambda_local = lambda_local
+        self.lambda_mean = lambda_mean
+        self.divergence = divergence
+        self.max_iter = max_iter
+        self.tol = tol
+        self.local_moves = local_moves
+        self.random_state = random_state
+
+    def fit(self, X, groups=None):
+        """Fit on X (N, D) with ``groups`` (one hashable id per row; None: one group)."""
+        return self._with_extra(groups, lambda: SweepEstimator.fit(self, X))
+
+    def fit_predict(self, X, groups=None):
+        return self.fit(X, groups).labels_
+
+    def iter_sweeps(self, X, groups=None, *, restart: int = 0, order=None):
+        """The generator of the states of one run (validated now); ``order`` reorders the rows
+        within each group (groups are always visited in order of first appearance)."""
+        return self._with_extra(groups, lambda: SweepEstimator.iter_sweeps(self, X, restart=restart, order=order))
+
+    def from_states(self, X, states, restart_values=None, groups=None):
+        return self._with_extra(groups, lambda: SweepEstimator.from_states(self, X, states, restart_values))
+
+    def _validate(self, X) -> Problem:
+        kind = _check_divergence(self.divergence)
+        lam3 = _check_lambda_mean(self.lambda_mean, kind)
+        settings = {"max_iter": check_int(self.max_iter, "max_iter", 1), "tol": check_nonneg(self.tol, "tol"),
+                    "local_moves": check_bool(self.local_moves, "local_moves")}
+        Y, w = _prepare(X, kind, "Hard HDP", self)
+        ids, gidx = _group_index(self._extra(), Y.shape[0])
+        lam1, lam2 = _resolve_lambdas(self, Y, w, kind, DEFAULT_LOCAL_FACTOR)
+        settings.update(kind=kind, lam1=lam1, lam2=lam2, lam3=lam3, groups=ids, gidx=gidx)
+        return Problem((Y, w), Y.shape[0], settings)
+
+    def _sweeps(self, problem: Problem, order, rng) -> Iterator[SweepState]:
+        s = problem.settings
+        Y, w = problem.data
+        gidx = s["gidx"]
+        order = np.arange(problem.n_rows, dtype=np.int64) if order is None else np.asarray(order, dtype=np.int64)
+        order = order[np.argsort(gidx[order], kind="stable")]
+        return _hdp_run(Y, w, gidx, len(s["groups"]), order, s["lam1"], s["lam2"], s["lam3"], s["kind"],
+                        s["max_iter"], s["tol"], s["local_moves"], self.name)
+
+    def _store(self, problem: Problem, state: SweepState, history) -> None:
+        s = problem.settings
+        self.cluster_centers_ = state.summaries["mean"]
+        self.objective_ = state.objective
+        self.groups_ = list(s["groups"])
+        self.group_usage_ = state.summaries["usage"]
+        self.n_local_clusters_ = (self.group_usage_ > 0).sum(axis=1)
+        self.lambda_global_, self.lambda_local_ = s["lam1"], s["lam2"]
+
+
+# ------------------------------------------------------------------------ hard HDP-HMM
+def _hmm_sweep(Y, w, z, C: _Clusters, prv, nxt, order, lam1, lam2, lam3, kind, newcost) -> int:
+    """One assignment sweep of OTHER-SYSTEMS 3.2(b), in place; returns time steps changed."""
+    cap = C.M.shape[0]
+    tr = np.zeros((cap, cap), dtype=np.int64)
+    t_all = np.flatnonzero(nxt >= 0)
+    np.add.at(tr, (z[t_all], z[nxt[t_all]]), 1)
+    s = (tr > 0).sum(axis=1)
+    changed = 0
+    for t in order:
+        c = z[t]
+        p, q = prv[t], nxt[t]
+        a = z[p] if p >= 0 else -1
+        b = z[q] if q >= 0 else -1
+        C.count[c] -= 1
+        if a >= 0:
+            tr[a, c] -= 1
+            if tr[a, c] == 0:
+                s[a] -= 1
+        if b >= 0:
+            tr[c, b] -= 1
+            if tr[c, b] == 0:
+                s[c] -= 1
+        K = C.K
+        ks = np.arange(K)
+        delta = np.zeros(K)
+        add1 = np.zeros(K, dtype=bool)  # the edge a -> k is new
+        if a >= 0:
+            add1 = tr[a, :K] == 0
+            delta += add1 & (s[a] >= 1)
+        if b >= 0:
+            add2 = tr[:K, b] == 0
+            s_after = s[:K] + (add1 & (ks == a))
+            same = (ks == a) & (ks == b)  # a -> k and k -> b are the one self-edge
+            delta += add2 & (s_after >= 1) & ~same
+        cost = w[t] * divergence(Y[t:t + 1], C.M[:K], kind)[0] + lam2 * delta
+        cost[C.count[:K] == 0] = np.inf
+        new = lam1 + newcost[t] + (lam2 if a >= 0 and s[a] >= 1 else 0.0)
+        best = int(np.argmin(cost))
+        if cost[c] <= cost[best]:
+            best = c
+        if new < cost[best]:
+            if C.count[c] == 0:
+                best = c
+            else:
+                if C.K == cap:
+                    C.grow()
+                    grown = np.zeros((2 * cap, 2 * cap), dtype=np.int64)
+                    grown[:cap, :cap] = tr
+                    tr = grown
+                    s = np.concatenate([s, np.zeros(cap, dtype=s.dtype)])
+                    cap = 2 * cap
+                best = C.K
+                C.K += 1
+            C.M[best] = w[t] * Y[t] / (w[t] + lam3)
+        z[t] = best
+        C.count[best] += 1
+        if a >= 0:
+            if tr[a, best] == 0:
+                s[a] += 1
+            tr[a, best] += 1
+        if b >= 0:
+            if tr[best, b] == 0:
+                s[best] += 1
+            tr[best, b] += 1
+        changed += best != c
+    return changed
+
+
+def _hmm_merges(Y, w, z, M, J, nxt, lam1, lam2, lam3, kind, max_states=50):
+    """Greedy merges of two states (not in the papers; added because the time-step sweep can
+    only split): while some merge of states a < b, with the centres at their optimum, lowers
+    J_comb, apply the best one. Skipped above ``max_states`` states (O(K²·T) per pass).
+    Returns (labels, centres, J, rows relabelled)."""
+    moved = 0
+    while 1 < M.shape[0] <= max_states:
+        K = M.shape[0]
+        best = (J, None)
+        for a in range(K):
+            for b in range(a + 1, K):
+                zz = np.where(z == b, a, z)
+                zz = np.where(zz > b, zz - 1, zz)
+                MM = _optimal_means(Y, w, zz, K - 1, lam3)
+                JJ = _hmm_J(Y, w, zz, MM, nxt, lam1, lam2, lam3, kind)
+                if JJ < best[0] - 1e-12 * abs(best[0]):
+                    best = (JJ, (zz, MM, int((z == b).sum())))
+        if best[1] is None:
+            break
+        J, (z, M, n) = best[0], best[1]
+        moved += n
+    return z, M, J, moved
+
+
+def _hmm_run(Y, w, prv, nxt, order, lam1, lam2, lam3, kind, max_iter, tol, z0,
+             algorithm="HardHDPHMM", merges=True) -> Iterator[SweepState]:
+    t0 = time.perf_counter()
+    T = Y.shape[0]
+    z, _ = _compact(np.asarray(z0, dtype=np.int64), np.zeros((int(np.max(z0)) + 1, 1)))
+    M = _optimal_means(Y, w, z, int(z.max()) + 1, lam3)
+    newcost = w * lam3 / (w + lam3) * (Y ** 2).sum(axis=1) if lam3 > 0 else np.zeros(T)
+    J_old = _hmm_J(Y, w, z, M, nxt, lam1, lam2, lam3, kind)
+    for iteration in range(1, max_iter + 1):
+        steps = [J_old]
+        C = _Clusters(Y, w, z, M)
+        changed = _hmm_sweep(Y, w, z, C, prv, nxt, order, lam1, lam2, lam3, kind, newcost)
+        steps.append(_hmm_J(Y, w, z, C.M, nxt, lam1, lam2, lam3, kind))
+        z, _ = _compact(z, C.M[:C.K])
+        M = _optimal_means(Y, w, z, int(z.max()) + 1, lam3)
+        J = _hmm_J(Y, w, z, M, nxt, lam1, lam2, lam3, kind)
+        steps.append(J)
+        if merges:
+            z, M, J, merged = _hmm_merges(Y, w, z, M, J, nxt, lam1, lam2, lam3, kind)
+            changed += merged
+            steps.append(J)
+        converged = changed == 0 or (J_old - J) <= tol * abs(J_old)
+        K = M.shape[0]
+        t_all = np.flatnonzero(nxt >= 0)
+        trans = np.zeros((K, K), dtype=np.int64)
+        np.add.at(trans, (z[t_all], z[nxt[t_all]]), 1)
+        yield _state(iteration, z, M, J, changed, t0, converged, algorithm, steps, transitions=trans)
+        if converged:
+            return
+        J_old = J
+
+
+class HardHDPHMM(_ExtraArgMixin, SweepEstimator):
+    r"""Hard HDP-HMM (HSJ eq 29, "combinatorial", with erratum H5): every time step gets a
+    state; states are clusters, and every distinct successor of a state beyond its first
+    costs ``lambda_local``.
+
+    Minimises J_comb of the module docstring by the sweep of OTHER-SYSTEMS 3.2(b): for each
+    time step, remove it and its (at most two) transitions, cost(k) = D(y_t, μ_k) +
+    λ2·Δ_k (Δ_k the change in Σ max(s_i-1, 0) after adding z_{t-1}→k and k→z_{t+1}, the
+    self-edge counted once), new state λ1 + λ2·[s_{z_{t-1}} ≥ 1] + its centre cost (0 for a
+    Bregman divergence); then the mean step. Transitions never cross the ``lengths`` bounds.
+
+    Initialisation (``init``; the papers give none, H9): ``"dpmeans"`` (default) runs the hard
+    HDP with one group and ``lambda_local = 0`` (DP-means with λ1 = ``lambda_global``,
+    ignoring time) to its fixed point and starts the HMM sweeps from its labels; ``"one"``
+    starts from one state at the grand mean. The states of the initial phase are not
+    reported: ``objective_history_`` holds J_comb after every HMM sweep, never increasing.
+
+    Merges (``merges=True``; not in the papers): after each mean step, while merging two
+    states (centres re-optimised) lowers J_comb, the best merge is applied (up to 50 states).
+    The time-step sweep can only split states, so without it a DP-means start that
+    over-splits stays over-split.
+
+    Measured on a sticky 3-state sequence (2-D, centres 6 apart, σ = 1, stay 0.95, T = 600,
+    5 seeds; K and NMI): λ = (20, 40) or (20, 200): "one" freezes at K = 1 in 5 of 5 (from one
+    state a new state pays λ1 + λ2 and every row is within that of the grand mean) while
+    "dpmeans" + merges finds K = 3 (NMI 0.97-1.0); λ = (30, 10): "one" K = 3 (0.97-1.0),
+    "dpmeans" K = 3-4 (0.90-0.98); λ = (20, 10): both K = 3-5 (0.79-0.98). Hence "dpmeans".
+
+    Parameters
+    ----------
+    lambda_global, lambda_local, lambda_mean, divergence, max_iter, tol : as :class:`HardHDP`
+        (``lambda_local`` penalises successors; defaults B and B/2).
+    init : {"dpmeans", "one"}, default "dpmeans"
+    merges : bool, default True
+    random_state : ignored (deterministic; time steps are visited in order).
+
+    Attributes
+    ----------
+    labels_ (one state per time step), n_clusters_, cluster_sizes_, cluster_centers_,
+    objective_, objective_history_, n_iter_, converged_,
+    transitions_ : ndarray (K, K) transition counts, n_successors_ : ndarray (K,),
+    lengths_ : list of the sequence lengths, lambda_global_, lambda_local_.
+    """
+
+    name = "Hard HDP-HMM"
+    input = "numeric"
+    restart_key = "objective"
+    monotone = "objective"
+    ui = dict(_UI)
+
+    def __init__(self, lambda_global=None, lambda_local=None, lambda_mean=0.0, divergence="squared_euclidean",
+                 max_iter=100, tol=1e-9, init="dpmeans", merges=True, random_state=None):
+        self.lambda_global = lambda_global
+        self.lambda_local = lambda_local
+        self.lambda_mean = lambda_mean
+        self.divergence = divergence
+        self.max_iter = max_iter
+        self.tol = tol
+        self.init = init
+        self.merges = merges
+        self.random_state = random_state
+
+    def fit(self, X, lengths=None):
+        """Fit on X (T, D), one row per time step; ``lengths`` splits X into sequences."""
+        return self._with_extra(lengths, lambda: SweepEstimator.fit(self, X))
+
+    def fit_predict(self, X, lengths=None):
+        return self.fit(X, lengths).labels_
+
+    def iter_sweeps(self, X, lengths=None, *, restart: int = 0, order=None):
+        """The generator of the states of one run (validated now); ``order``: visiting order
+        of the time steps (transitions always follow time)."""
+        return self._with_extra(lengths, lambda: SweepEstimator.iter_sweeps(self, X, restart=restart, order=order))
+
+    def from_states(self, X, states, restart_values=None, lengths=None):
+        return self._with_extra(lengths, lambda: SweepEstimator.from_states(self, X, states, restart_values))
+
+    def _validate(self, X) -> Problem:
+        kind = _check_divergence(self.divergence)
+        lam3 = _check_lambda_mean(self.lambda_mean, kind)
+        settings = {"max_iter": check_int(self.max_iter, "max_iter", 1), "tol": check_nonneg(self.tol, "tol"),
+                    "init": check_choice(self.init, "init", ("dpmeans", "one")),
+                    "merges": check_bool(self.merges, "merges")}
+        Y, w = _prepare(X, kind, "Hard HDP-HMM", self)
+        prv, nxt = _neighbours(self._extra(), Y.shape[0])
+        lam1, lam2 = _resolve_lambdas(self, Y, w, kind, DEFAULT_SUCCESSOR_FACTOR)
+        lengths = np.diff(np.append(np.flatnonzero(prv < 0), Y.shape[0])).tolist()
+        settings.update(kind=kind, lam1=lam1, lam2=lam2, lam3=lam3, prv=prv, nxt=nxt, lengths=lengths)
+        return Problem((Y, w), Y.shape[0], settings)
+
+    def _sweeps(self, problem: Problem, order, rng) -> Iterator[SweepState]:
+        s = problem.settings
+        Y, w = problem.data
+        T = problem.n_rows
+        order = np.arange(T, dtype=np.int64) if order is None else np.asarray(order, dtype=np.int64)
+        z0 = np.zeros(T, dtype=np.int64)
+        if s["init"] == "dpmeans":
+            for state in _hdp_run(Y, w, z0, 1, np.arange(T), s["lam1"], 0.0, s["lam3"], s["kind"],
+                                  s["max_iter"], s["tol"], False):
+                pass
+            z0 = np.array(state.labels)
+        return _hmm_run(Y, w, s["prv"], s["nxt"], order, s["lam1"], s["lam2"], s["lam3"], s["kind"],
+                        s["max_iter"], s["tol"], z0, self.name, s["merges"])
+
+    def _store(self, problem: Problem, state: SweepState, history) -> None:
+        s = problem.settings
+        self.cluster_centers_ = state.summaries["mean"]
+        self.objective_ = state.objective
+        self.transitions_ = state.summaries["transitions"]
+        self.n_successors_ = (self.transitions_ > 0).sum(axis=1)
+        self.lengths_ = list(s["lengths"])
+        self.lambda_global_, self.lambda_local_ = s["lam1"], s["lam2"]
