@@ -5,6 +5,7 @@ ensure_numba_cache_dir()
 
 from .dpmeans import DPMeans, LambdaSearch, dp_means, dpmeans_lambda_for_k  # noqa: E402
 from .hdp import HardHDP, HardHDPHMM  # noqa: E402
+from .ihmm import MAPIHMM  # noqa: E402
 from .estimator import Control, SweepEstimator  # noqa: E402
 from .families import FAMILIES  # noqa: E402
 from .gibbs import CollapsedGibbs, collapsed_gibbs  # noqa: E402
@@ -12,6 +13,7 @@ from .kmeans import KMeans, KMeansBIC, kmeans, kmeans_bic, kmeans_plusplus  # no
 from .mapdp import MAPDP, UnseenCategoryWarning, default_prior, map_dp  # noqa: E402
 from .metrics import clustering_scores, match_label_sequence, match_labels  # noqa: E402
 from .mixtures import EMGaussianMixture, VariationalDP, em_gaussian_mixture, variational_dp  # noqa: E402
+from .mixed_effects import MixedEffectsMAPDP  # noqa: E402
 from .registry import ALGORITHMS, algorithm, register, warm_up  # noqa: E402
 from .search import DPSearch  # noqa: E402
 from .sugs import SUGS  # noqa: E402
@@ -34,5 +36,6 @@ __all__ = [
     "scaled_prior", "cross_validate", "CrossValidation",
     "cluster_profiles", "feature_tests", "bh_adjust", "Profiles", "cluster_stability",
     "auto_likelihood", "choose_hyperparameters",
-    "HardHDP", "HardHDPHMM",
+    "HardHDP", "HardHDPHMM", "MAPIHMM",
+    "MixedEffectsMAPDP",
 ]
