@@ -43,7 +43,7 @@ from typing import Any, ClassVar, Iterator
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 
-from ._validation import check_int, check_n_jobs, check_order, check_seed, restart_plan
+from ._validation import check_bool, check_int, check_n_jobs, check_order, check_seed, restart_plan
 from .state import SweepState
 
 
@@ -249,6 +249,13 @@ class SweepEstimator(ClusterMixin, BaseEstimator):
     def _plan(self, n_rows: int):
         return restart_plan(self.random_state if hasattr(self, "random_state") else None,
                             self._n_restarts(), n_rows, shuffle=self._shuffles())
+
+    def _plan_first_as_given(self, n_rows: int):
+        """The plan of a one-pass method (SUGS, V-SUGS): ``n_init`` visiting orders, random ones
+        with ``shuffle``, else the input order first and random ones after it."""
+        shuffle = check_bool(self.shuffle, "shuffle")
+        n = check_int(self.n_init, "n_init", 1)
+        return restart_plan(self.random_state, n, n_rows, shuffle=shuffle or n > 1, first_in_input_order=not shuffle)
 
     def iter_sweeps(self, X, *, restart: int = 0, order=None) -> Iterator[SweepState]:
         """Validate now and return the generator of restart ``restart`` (0-based), one

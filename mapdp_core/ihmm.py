@@ -82,7 +82,6 @@ O(sum N_pk^2) for ``"map"`` table counts.
 from __future__ import annotations
 
 import math
-import numbers
 import time
 from typing import Iterator
 

@@ -45,14 +45,12 @@ import warnings
 from typing import Iterator
 
 import numpy as np
-from scipy.special import gammaln
-from sklearn.utils.validation import check_is_fitted
 
 from . import _kernels
 from ._model import ModelData
 from ._validation import check_bool, check_choice, check_int
 from .estimator import Control, Problem, SweepEstimator
-from .mapdp import MAPDP
+from .mapdp import MAPDP, PredictsAsMAPDP
 from .state import SweepState
 
 __all__ = ["DPSearch", "eppf_completion", "ewens_log_prob", "ewens_completion"]
@@ -187,7 +185,7 @@ def _admissible_bound(X: np.ndarray, mu0: np.ndarray, tau2: float, s2: float, co
     return best
 
 
-class DPSearch(SweepEstimator):
+class DPSearch(PredictsAsMAPDP, SweepEstimator):
     """Daumé's best-first search for the MAP partition (beam search, or A* without a beam).
 
     Parameters
@@ -460,24 +458,4 @@ class DPSearch(SweepEstimator):
         search = state.summaries["search"]
         self.n_enqueued_, self.n_dequeued_ = int(search["enqueued"]), int(search["dequeued"])
         self.order_ = np.array(search["order"])
-        mapdp = MAPDP(N0=self.N0_, likelihood=self.likelihood, prior=self.prior, n_init=1, shuffle=False)
-        self._mapdp = mapdp._set_fitted(problem, history, self.restart_values_)
-        for name in ("prior_", "likelihood_", "dropped_columns_", "n_features_in_", "feature_names_in_"):
-            if hasattr(self._mapdp, name):
-                setattr(self, name, getattr(self._mapdp, name))
-
-    def predict(self, X):
-        """MAP cluster of each new row given the partition found (-1: a new cluster), as
-        :meth:`MAPDP.predict` with the same N0 and prior (PLOS Appendix E)."""
-        check_is_fitted(self, "labels_")
-        return self._mapdp.predict(X)
-
-    def predict_proba(self, X):
-        """As :meth:`MAPDP.predict_proba`."""
-        check_is_fitted(self, "labels_")
-        return self._mapdp.predict_proba(X)
-
-    def score_samples(self, X):
-        """As :meth:`MAPDP.score_samples`."""
-        check_is_fitted(self, "labels_")
-        return self._mapdp.score_samples(X)
+        self._hold_as_mapdp(problem, history, self.N0_)  # prediction, priors, the choices record

@@ -37,11 +37,10 @@ from scipy.special import gammaln, logsumexp
 
 from . import _kernels
 from ._model import ModelData
-from ._validation import check_bool, check_choice, check_int, restart_plan
-from .estimator import Control, Problem, SweepEstimator
-from .mapdp import MAPDP
+from ._validation import check_choice, check_int
+from .estimator import Problem, SweepEstimator
+from .mapdp import MAPDP, PredictsAsMAPDP
 from .state import SweepState
-from sklearn.utils.validation import check_is_fitted
 
 __all__ = ["SUGS", "sugs"]
 
@@ -158,7 +157,7 @@ def sugs(X, N0: float = 1.0, likelihood="normal_wishart", prior=None, *, order=N
     return model.iter_sweeps(X, order=order)
 
 
-class SUGS(SweepEstimator):
+class SUGS(PredictsAsMAPDP, SweepEstimator):
     """SUGS: one greedy pass per visiting order, the best order kept (Wang & Dunson 2011; GT §2.1).
 
     Each row joins, once and for good, the cluster with the best MAP-DP score among those the
@@ -238,9 +237,7 @@ class SUGS(SweepEstimator):
         return tags
 
     def _plan(self, n_rows: int):
-        shuffle = check_bool(self.shuffle, "shuffle")
-        n = check_int(self.n_init, "n_init", 1)
-        return restart_plan(self.random_state, n, n_rows, shuffle=shuffle or n > 1, first_in_input_order=not shuffle)
+        return self._plan_first_as_given(n_rows)
 
     @classmethod
     def warm_up(cls) -> None:
@@ -290,26 +287,4 @@ class SUGS(SweepEstimator):
         self.neg_log_joint_ = state.neg_log_joint
         self.cluster_summaries_ = state.summaries
         self.lpml_ = self._lpml(problem, state)
-        # the same partition as a fitted MAPDP: prediction, priors and the choices record
-        mapdp = MAPDP(N0=self.N0_, likelihood=self.likelihood, prior=self.prior, n_init=1, shuffle=False)
-        self._mapdp = mapdp._set_fitted(Problem(problem.data, problem.n_rows, {**s, "N0": self.N0_}), history,
-                                        self.restart_values_)
-        for name in ("prior_", "likelihood_", "dropped_columns_", "n_features_in_", "feature_names_in_"):
-            if hasattr(self._mapdp, name):
-                setattr(self, name, getattr(self._mapdp, name))
-
-    def predict(self, X):
-        """The MAP cluster of each new row given the fitted clusters (-1: a new cluster is more
-        probable), exactly as :meth:`MAPDP.predict` with N0 = ``N0_`` (PLOS Appendix E)."""
-        check_is_fitted(self, "labels_")
-        return self._mapdp.predict(X)
-
-    def predict_proba(self, X):
-        """As :meth:`MAPDP.predict_proba`: each fitted cluster's probability, a new one's last."""
-        check_is_fitted(self, "labels_")
-        return self._mapdp.predict_proba(X)
-
-    def score_samples(self, X):
-        """As :meth:`MAPDP.score_samples`: the log mixture predictive density of each new row."""
-        check_is_fitted(self, "labels_")
-        return self._mapdp.score_samples(X)
+        self._hold_as_mapdp(problem, history, self.N0_)  # prediction, priors, the choices record

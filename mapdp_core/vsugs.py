@@ -42,7 +42,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _vsugs_kernels as _vk
 from ._model import ModelData
-from ._validation import as_data, check_bool, check_choice, check_int, check_real, restart_plan
+from ._validation import as_data, check_choice, check_int, check_real
 from .estimator import Control, Problem, SweepEstimator
 from .spec import parse
 from .state import SweepState
@@ -197,9 +197,7 @@ class VSUGS(SweepEstimator):
         self.n_jobs = n_jobs
 
     def _plan(self, n_rows: int):
-        shuffle = check_bool(self.shuffle, "shuffle")
-        n = check_int(self.n_init, "n_init", 1)
-        return restart_plan(self.random_state, n, n_rows, shuffle=shuffle or n > 1, first_in_input_order=not shuffle)
+        return self._plan_first_as_given(n_rows)
 
     @classmethod
     def warm_up(cls) -> None:
