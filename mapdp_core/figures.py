@@ -13,7 +13,8 @@ from plotly.subplots import make_subplots
 from .explorer import Frames
 
 __all__ = ["PALETTE", "UNVISITED", "UNVISITED_LABEL", "colour_index", "animation_figure", "trace_figure",
-           "scatter_figure", "bic_figure", "n0_figure", "cv_figure", "heatmap_figure"]
+           "scatter_figure", "bic_figure", "n0_figure", "cv_figure", "heatmap_figure", "sequence_figure",
+           "trajectory_figure"]
 
 #: Cluster colours (colour id modulo its length): distinguishable, colour-blind-aware first eight.
 #: No black or white: every colour must read on Streamlit's light and dark backgrounds alike.
@@ -73,6 +74,15 @@ _RING_HALO = {"color": "rgba(255,255,255,0.9)", "width": 4.5}
 _RING_LINE = {"color": "rgba(25,25,25,0.95)", "width": 2}
 
 
+def _step_word(name: str) -> str:
+    """What one frame of the registered algorithm ``name`` is: a sweep, an iteration or a pass;
+    "step" for the others (a block of rows of a one-pass method, a batch of search expansions)."""
+    from .registry import ALGORITHMS
+
+    step = getattr(ALGORITHMS.get(name), "step", "sweep")
+    return step if step in ("sweep", "iteration", "pass") else "step"
+
+
 def _title(frames: Frames, a: int, f: int, settings: dict | None = None) -> str:
     """A panel's title on three short lines, so that side-by-side titles fit their panels."""
     info = frames.info[a]
@@ -80,7 +90,7 @@ def _title(frames: Frames, a: int, f: int, settings: dict | None = None) -> str:
     done = " (done)" if f >= len(info) - 1 else ""
     name = frames.algorithms[a]
     extra = f" ({settings[name]})" if settings and settings.get(name) else ""
-    text = f"<b>{name}</b>{extra}<br>sweep {int(row['sweep'])}{done} · K = {int(row['K'])}"
+    text = f"<b>{name}</b>{extra}<br>{_step_word(name)} {int(row['sweep'])}{done} · K = {int(row['K'])}"
     unvisited = int(row["unvisited"]) if "unvisited" in info else 0
     if unvisited:  # drawn grey (UNVISITED)
         text += f" · {unvisited:,} {UNVISITED_LABEL}"
@@ -343,4 +353,67 @@ def heatmap_figure(values: pd.DataFrame, text: pd.DataFrame | None = None, title
                                colorbar={"title": title}))
     fig.update_layout(height=max(300, 22 * len(values) + 80), margin={"l": 10, "r": 10, "t": 10, "b": 10},
                       xaxis_title="cluster", yaxis={"autorange": "reversed"})
+    return fig
+
+
+def sequence_figure(x, series, series_name: str, runs, frame: int = -1, truth=None, x_title: str = "time",
+                    height: int | None = None) -> go.Figure:
+    """A series over time with one state ribbon per algorithm under it (and the true states, if known).
+
+    ``runs``: :class:`mapdp_core.sequences.SequenceRun` (labels per shown sweep, colours matched);
+    ``frame``: which shown sweep of each run to draw (clipped to the run's last; -1 the final one).
+    Ribbon colours are the animation's (:data:`PALETTE`)."""
+    runs = [r for r in runs if not r.error]
+    ribbons = ([("truth", "true states", np.asarray(truth))] if truth is not None else [])
+    for r in runs:
+        i = len(r.labels) - 1 if frame < 0 else min(frame, len(r.labels) - 1)
+        ribbons.append((r.name, f"<b>{r.name}</b>: sweep {r.sweeps[i]}, K = {r.n_clusters[i]}", r.labels[i]))
+    rows = 1 + len(ribbons)
+    heights = [0.4] + [0.6 / max(len(ribbons), 1)] * len(ribbons)
+    fig = make_subplots(rows=rows, cols=1, shared_xaxes=True, vertical_spacing=0.06, row_heights=heights,
+                        subplot_titles=[f"<b>{series_name}</b>"] + [title for _, title, _ in ribbons])
+    x = np.asarray(x)
+    fig.add_trace(go.Scattergl(x=x, y=np.asarray(series, dtype=float), mode="lines", line={"color": "#7F7F7F",
+                               "width": 1}, name=str(series_name), showlegend=False), row=1, col=1)
+    for row, (name, _, labels) in enumerate(ribbons, start=2):
+        labels = np.asarray(labels)
+        fig.add_trace(go.Heatmap(x=x, z=[colour_index(labels)], customdata=[labels], colorscale=_colourscale(),
+                                 zmin=-0.5, zmax=len(PALETTE) + 0.5, showscale=False, name=name,
+                                 hovertemplate="%{x}: state %{customdata}<extra>" + name + "</extra>"),
+                      row=row, col=1)
+        fig.update_yaxes(showticklabels=False, row=row, col=1)
+    fig.update_xaxes(title_text=x_title, row=rows, col=1)
+    fig.update_annotations(font_size=12)
+    fig.update_layout(height=height or 160 + 90 * rows, margin={"l": 10, "r": 10, "t": 30, "b": 10})
+    return fig
+
+
+def trajectory_figure(long: pd.DataFrame, clusters: pd.DataFrame, x_title: str = "time",
+                      y_title: str = "response", height: int = 460) -> go.Figure:
+    """Each subject's trajectory as a thin line coloured by its cluster, and each cluster's mean
+    line (intercept + slope * time) drawn thick and dashed over the observed time range.
+
+    ``long``: subject, time, response, cluster (rows in time order within subject);
+    ``clusters``: cluster, size, intercept, slope (:func:`mapdp_core.sequences.trajectory_fit`)."""
+    fig = go.Figure()
+    t_lo, t_hi = float(long["time"].min()), float(long["time"].max())
+    for k in clusters["cluster"]:
+        colour = PALETTE[int(k) % len(PALETTE)]
+        xs, ys = [], []
+        for _, rows in long[long["cluster"] == k].groupby("subject", sort=False):
+            xs += list(rows["time"]) + [None]
+            ys += list(rows["response"]) + [None]
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines+markers", line={"color": colour, "width": 1},
+                                 marker={"size": 3}, opacity=0.45, name=f"cluster {k} subjects",
+                                 legendgroup=str(k), connectgaps=False))
+    for _, c in clusters.iterrows():
+        colour = PALETTE[int(c["cluster"]) % len(PALETTE)]
+        fig.add_trace(go.Scatter(x=[t_lo, t_hi], y=[c["intercept"] + c["slope"] * t_lo,
+                                                     c["intercept"] + c["slope"] * t_hi],
+                                 mode="lines", line={"color": colour, "width": 4, "dash": "dash"},
+                                 name=f"cluster {int(c['cluster'])} mean", legendgroup=str(int(c["cluster"]))))
+    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 10, "b": 10}, xaxis_title=x_title,
+                      yaxis_title=y_title, legend_title_text="cluster")
+    fig.update_xaxes(showgrid=True)
+    fig.update_yaxes(showgrid=True)
     return fig

@@ -133,6 +133,7 @@ how = {"Built-in": "built-in data set", "Simulated": "simulated", "Upload a tabl
 st.caption(f"Source: {how.get(made.get('w_data_source'), 'loaded elsewhere')}. {d.description}")
 for note in d.notes:
     st.warning(note)
+common.sequence_role_choice()  # optional: for the Sequences page only
 
 left, right = st.columns([2, 3])
 with left:

@@ -366,3 +366,51 @@ def data_badge() -> str:
     gaps = " · has missing values" if d.has_gaps else ""
     truth = " · ground truth known" if d.truth is not None else ""
     return f"**Data:** {d.name}  \n{d.n_rows:,} rows × {len(d.features)} features{gaps}{truth}"
+
+
+NO_COLUMN = "(none)"
+
+
+def _roles_owner(d: explorer.AppData) -> tuple:
+    return (d.name, tuple(map(str, d.table.columns)), len(d.table))
+
+
+def sequence_roles() -> dict:
+    """The Data page's time and subject columns for the session's data: ``{"time": column or None,
+    "subject": column or None}`` (both None until set, and again when other data are loaded).
+    Kept in this session's memory only, like the data."""
+    d = data()
+    kept = st.session_state.get("sequence_roles", {})
+    if kept.get("owner") != _roles_owner(d):
+        return {"time": None, "subject": None}
+    columns = set(d.table.columns)
+    return {role: kept.get(role) if kept.get(role) in columns else None for role in ("time", "subject")}
+
+
+def sequence_role_choice() -> dict:
+    """The Data page's two optional selectboxes, the time column and the subject column; returns
+    :func:`sequence_roles`. Nothing else on the page depends on them."""
+    d = data()
+    current = sequence_roles()
+    options = [NO_COLUMN] + list(d.table.columns)
+    if st.session_state.get("seq_role_widgets_owner") != _roles_owner(d):  # other data: the boxes start again from theirs
+        for role in ("time", "subject"):
+            st.session_state.pop(f"w_seq_{role}", None)
+        st.session_state["seq_role_widgets_owner"] = _roles_owner(d)
+    picked = {}
+    left, right = st.columns(2)
+    for role, box, label, help in (
+            ("time", left, "Time column (for sequences)",
+             "Rows ordered by this column are a time series: the Sequences page finds its hidden states."),
+            ("subject", right, "Subject column (for longitudinal data)",
+             "Rows with the same value belong to one subject (repeated visits): the Sequences page clusters "
+             "subjects by their trajectories.")):
+        key = f"w_seq_{role}"
+        if key in st.session_state and st.session_state[key] not in options:
+            st.session_state.pop(key)
+        init_widget(key, current[role] if current[role] is not None else NO_COLUMN)
+        value = box.selectbox(label, options, key=key, help=help)
+        picked[role] = None if value == NO_COLUMN else value
+    if picked != current:
+        st.session_state["sequence_roles"] = {"owner": _roles_owner(d), **picked}
+    return picked

@@ -1,0 +1,287 @@
+"""Time series and longitudinal (subject) data in the app, kept free of Streamlit.
+
+* :func:`order_rows` puts a table's rows in time order (within subject), giving the
+  ``lengths`` that :class:`~mapdp_core.MAPIHMM` and :class:`~mapdp_core.HardHDPHMM` take.
+* :func:`sequence_runs` runs MAP-iHMM (EJS Section 6), the hard HDP-HMM and the time-blind
+  MAP-DP on the same numbers and records their states per sweep, colours matched to the
+  truth (or to MAP-iHMM) so that a state keeps its colour across algorithms.
+* :func:`trajectory_fit` clusters subjects by their regression lines with
+  :class:`~mapdp_core.MixedEffectsMAPDP` (EJS Section 7), X = [1, time].
+* :func:`hmm_demo` and :func:`longitudinal_demo` simulate data for the page's demos.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .hdp import HardHDPHMM
+from .ihmm import MAPIHMM
+from .mapdp import MAPDP
+from .metrics import clustering_scores, match_labels
+from .mixed_effects import MixedEffectsMAPDP
+from .synthetic import hmm_sequence
+
+__all__ = ["SEQUENCE_ALGORITHMS", "SequenceRun", "Trajectories", "order_rows", "sequence_matrix", "sequence_runs",
+           "sequence_summary", "SequenceData", "prepare_sequence", "trajectory_fit", "hmm_demo", "longitudinal_demo"]
+
+SEQUENCE_ALGORITHMS = ("MAP-iHMM", "Hard HDP-HMM", "MAP-DP (time-blind)")
+#: Most sweeps kept per algorithm for the sweep selector (first and last always kept).
+MAX_SWEEPS_SHOWN = 20
+
+
+def order_rows(table: pd.DataFrame, time_column, subject_column=None) -> tuple[np.ndarray, list[int] | None]:
+    """Row positions of ``table`` in time order (stable; within subject when ``subject_column``
+    is given, subjects in order of first appearance) and the sequence lengths (None: one sequence).
+
+    Rows whose time (or subject) is missing are left out."""
+    if time_column not in table.columns:
+        raise ValueError(f"time column {time_column!r} is not in the table.")
+    t = table[time_column]
+    if not pd.api.types.is_numeric_dtype(t) and not pd.api.types.is_datetime64_any_dtype(t):
+        converted = pd.to_numeric(t, errors="coerce")
+        t = converted if converted.notna().sum() >= 0.9 * t.notna().sum() else pd.to_datetime(t, errors="coerce")
+    keep = t.notna().to_numpy().copy()
+    frame = pd.DataFrame({"t": t.to_numpy(), "pos": np.arange(len(table))})
+    if subject_column is None:
+        frame = frame[keep]
+        return frame.sort_values("t", kind="stable")["pos"].to_numpy(), None
+    if subject_column not in table.columns:
+        raise ValueError(f"subject column {subject_column!r} is not in the table.")
+    s = table[subject_column]
+    keep &= s.notna().to_numpy()
+    frame["s"] = pd.Categorical(s, categories=pd.unique(s.dropna()), ordered=True).codes
+    frame = frame[keep].sort_values(["s", "t"], kind="stable")
+    lengths = frame.groupby("s", sort=True).size()
+    return frame["pos"].to_numpy(), [int(n) for n in lengths[lengths > 0]]
+
+
+def sequence_matrix(X: pd.DataFrame, exclude=()) -> tuple[np.ndarray, list]:
+    """The numeric feature columns of ``X`` (less ``exclude``) z-scored, a gap set to 0 (its mean)."""
+    cols = [c for c in X.columns if c not in set(exclude) and pd.api.types.is_numeric_dtype(X[c])]
+    if not cols:
+        raise ValueError("no numeric feature column is left besides the time and subject columns.")
+    Z = X[cols].to_numpy(dtype=float)
+    mu, sd = np.nanmean(Z, axis=0), np.nanstd(Z, axis=0)
+    sd[~(sd > 0)] = 1.0
+    Z = (Z - mu) / sd
+    Z[np.isnan(Z)] = 0.0
+    return np.ascontiguousarray(Z), cols
+
+
+@dataclass
+class SequenceRun:
+    """One algorithm's run on a sequence: labels per shown sweep (colours matched), K and NMI."""
+
+    name: str
+    sweeps: list            # sweep numbers shown
+    labels: list            # ndarray (T,) per shown sweep, ids matched to the reference
+    n_clusters: list        # K per shown sweep
+    nmi: float | None = None
+    ari: float | None = None
+    seconds: float = 0.0
+    error: str | None = None
+
+    @property
+    def final(self) -> np.ndarray:
+        return self.labels[-1]
+
+
+def _thin(states: list, cap: int = MAX_SWEEPS_SHOWN) -> list:
+    if len(states) <= cap:
+        return states
+    keep = np.unique(np.linspace(0, len(states) - 1, cap).round().astype(int))
+    return [states[i] for i in keep]
+
+
+def _estimators(N0: float, M0: float) -> dict:
+    return {"MAP-iHMM": lambda X, L: MAPIHMM(N0=N0, M0=M0, likelihood="normal_wishart", prior=None,
+                                             max_iter=50).iter_sweeps(X, L),
+            "Hard HDP-HMM": lambda X, L: HardHDPHMM(max_iter=50).iter_sweeps(X, L),
+            "MAP-DP (time-blind)": lambda X, L: MAPDP(N0=N0, likelihood="normal_wishart", prior=None,
+                                                      max_iter=50, random_state=0).iter_sweeps(X)}
+
+
+def sequence_runs(X: np.ndarray, lengths=None, truth=None, *, N0: float = 3.0, M0: float = 2.0,
+                  algorithms=SEQUENCE_ALGORITHMS) -> list[SequenceRun]:
+    """Run the sequence algorithms on ``X`` (T, D), rows in time order; ``lengths`` splits the rows
+    into sequences. Every shown sweep's labels are matched to ``truth`` (codes, -1 unknown) when
+    given, else to the first algorithm's final labels, so that one state keeps one colour.
+    An algorithm that fails is recorded with its error (the others still run)."""
+    import time
+
+    X = np.ascontiguousarray(X, dtype=float)
+    makers = _estimators(float(N0), float(M0))
+    runs = []
+    for name in algorithms:
+        t0 = time.perf_counter()
+        try:
+            states = _thin(list(makers[name](X, lengths)))
+        except (ValueError, np.linalg.LinAlgError) as exc:
+            runs.append(SequenceRun(name, [], [], [], error=str(exc)))
+            continue
+        runs.append(SequenceRun(name, [int(s.iteration) for s in states], [np.asarray(s.labels) for s in states],
+                                [int(s.n_clusters) for s in states], seconds=time.perf_counter() - t0))
+    reference = None if truth is None else np.asarray(truth)
+    for run in runs:
+        if run.error:
+            continue
+        if reference is not None:
+            scores = clustering_scores(reference, run.final) if (reference >= 0).any() else {}
+            run.nmi, run.ari = scores.get("nmi"), scores.get("ari")
+        ref = reference if reference is not None else next(r.final for r in runs if not r.error)
+        run.labels = [match_labels(ref, lab) for lab in run.labels]
+    return runs
+
+
+def sequence_summary(runs: list[SequenceRun]) -> pd.DataFrame:
+    """One row per algorithm: K, sweeps, NMI and ARI (when the truth is known), seconds."""
+    rows = []
+    for r in runs:
+        row = {"algorithm": r.name, "K": r.n_clusters[-1] if r.n_clusters else None,
+               "sweeps": r.sweeps[-1] if r.sweeps else None, "seconds": round(r.seconds, 2)}
+        if r.nmi is not None:
+            row |= {"NMI": round(float(r.nmi), 3), "ARI": round(float(r.ari), 3)}
+        if r.error:
+            row["error"] = r.error
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+@dataclass
+class Trajectories:
+    """Subjects clustered by their lines (intercept + slope * time)."""
+
+    subjects: np.ndarray          # subject ids
+    labels: np.ndarray            # cluster per subject (matched to the truth when known)
+    coef: np.ndarray              # (n_subjects, 2) intercept, slope per subject
+    means: np.ndarray             # (K, 2) per cluster (rows in cluster-id order)
+    clusters: pd.DataFrame        # cluster, size, intercept, slope
+    long: pd.DataFrame = field(repr=False)  # subject, time, response, cluster (rows in time order)
+    nmi: float | None = None
+
+    @property
+    def n_clusters(self) -> int:
+        return len(self.clusters)
+
+
+def trajectory_fit(table: pd.DataFrame, subject_column, time_column, response_column, *, N0: float = 1.0,
+                   truth_column=None, seed: int = 0) -> Trajectories:
+    """Cluster the subjects of a long table (one row per visit) by MixedEffectsMAPDP with X = [1, time].
+
+    ``truth_column``: a per-row class constant within subject (e.g. a simulated cluster), used
+    for the NMI and to match cluster ids. Rows with a missing subject, time or response are left out."""
+    for c in (subject_column, time_column, response_column):
+        if c not in table.columns:
+            raise ValueError(f"column {c!r} is not in the table.")
+    if len({subject_column, time_column, response_column}) < 3:
+        raise ValueError("the subject, time and response columns must be three different columns.")
+    cols = [subject_column, time_column, response_column] + ([truth_column] if truth_column is not None else [])
+    long = table[cols].copy()
+    long.columns = ["subject", "time", "response"] + (["truth"] if truth_column is not None else [])
+    long["time"] = pd.to_numeric(long["time"], errors="coerce")
+    long["response"] = pd.to_numeric(long["response"], errors="coerce")
+    long = long.dropna(subset=["subject", "time", "response"])
+    if long.empty:
+        raise ValueError("no row has a numeric time and response and a subject.")
+    if long["subject"].nunique() < 2:
+        raise ValueError("at least two subjects are needed to cluster subjects.")
+    order = pd.Categorical(long["subject"], categories=pd.unique(long["subject"]), ordered=True).codes
+    long = long.assign(_s=order).sort_values(["_s", "time"], kind="stable").drop(columns="_s").reset_index(drop=True)
+    t = long["time"].to_numpy(dtype=float)
+    design = np.column_stack([np.ones(len(t)), t])
+    try:
+        model = MixedEffectsMAPDP(N0=float(N0), random_state=seed).fit(design, long["response"].to_numpy(dtype=float),
+                                                                      long["subject"].to_numpy())
+    except np.linalg.LinAlgError as exc:
+        raise ValueError(f"the subjects' lines could not be fitted ({exc}); are the times all the same?") from exc
+    labels = np.asarray(model.labels_, dtype=np.int64)
+    means = np.asarray(model.cluster_means_, dtype=float)
+    nmi = None
+    if truth_column is not None:
+        truth_by_subject = long.groupby("subject", sort=False)["truth"].first().reindex(model.subjects_)
+        codes = pd.Categorical(truth_by_subject).codes.astype(np.int64)
+        nmi = float(clustering_scores(codes, labels)["nmi"])
+        matched = match_labels(codes, labels)
+        # cluster means follow their clusters' new ids
+        new_means = np.full((int(matched.max()) + 1, means.shape[1]), np.nan)
+        for old, new in zip(labels, matched):
+            new_means[new] = means[old]
+        labels, means = matched, new_means
+    ids = np.unique(labels)
+    sizes = pd.Series(labels).value_counts()
+    clusters = pd.DataFrame({"cluster": ids, "size": [int(sizes[k]) for k in ids],
+                             "intercept": means[ids, 0], "slope": means[ids, 1]})
+    by_subject = dict(zip(model.subjects_, labels))
+    long["cluster"] = long["subject"].map(by_subject).astype(np.int64)
+    return Trajectories(np.asarray(model.subjects_), labels, np.asarray(model.coef_), means, clusters, long, nmi)
+
+
+def hmm_demo(T: int = 600, seed: int = 0) -> pd.DataFrame:
+    """A sticky 3-state Gaussian HMM in two dimensions (stay 0.97), as a table: time, x1, x2, state."""
+    X, z, _ = hmm_sequence(T=T, K=3, seed=seed, d=2, means=[[0.0, 0.0], [3.0, -1.0], [1.0, 3.0]], sigma=0.5,
+                           self_transition=0.97)
+    return pd.DataFrame({"time": np.arange(T), "x1": X[:, 0], "x2": X[:, 1], "state": z})
+
+
+def longitudinal_demo(n_subjects: int = 60, visits: int = 5, seed: int = 0) -> pd.DataFrame:
+    """Three clusters of straight lines (rising, flat, falling), ``n_subjects`` subjects with
+    ``visits`` visits at times 0..visits-1, in long form: subject, time, response, cluster."""
+    rng = np.random.default_rng(seed)
+    lines = np.array([[10.0, 2.0], [14.0, 0.0], [18.0, -2.0]])  # intercept, slope
+    cluster = rng.integers(0, len(lines), n_subjects)
+    beta = lines[cluster] + rng.normal(0.0, [0.5, 0.15], (n_subjects, 2))
+    t = np.tile(np.arange(visits, dtype=float), n_subjects)
+    s = np.repeat(np.arange(n_subjects), visits)
+    y = beta[s, 0] + beta[s, 1] * t + rng.normal(0.0, 0.5, len(t))
+    return pd.DataFrame({"subject": [f"S{i + 1:02d}" for i in s], "time": t, "response": y,
+                         "cluster": cluster[s]})
+
+
+#: Most time steps the app runs the sequence algorithms on (the first in time order beyond it).
+MAX_SEQUENCE_ROWS = 5000
+
+
+@dataclass
+class SequenceData:
+    """Rows in time order, ready for :func:`sequence_runs`."""
+
+    X: np.ndarray               # (T, D) z-scored numeric features
+    columns: list               # their names
+    values: pd.DataFrame        # the same columns, original units, rows in time order
+    x: np.ndarray               # what the x axis shows: the time, or the step when there are several sequences
+    x_title: str
+    lengths: list | None
+    truth: np.ndarray | None
+    note: str = ""
+
+
+def prepare_sequence(table: pd.DataFrame, features: pd.DataFrame, time_column, subject_column=None, truth=None,
+                     max_rows: int = MAX_SEQUENCE_ROWS) -> SequenceData:
+    """Order the rows of ``table`` by ``time_column`` (within ``subject_column``), take the numeric
+    columns of ``features`` (rows aligned with ``table``) other than the time and subject, and keep
+    at most ``max_rows`` time steps (whole sequences first; said in ``note``)."""
+    order, lengths = order_rows(table, time_column, subject_column)
+    note = []
+    if len(order) < len(table):
+        note.append(f"{len(table) - len(order):,} rows without a time or subject are left out.")
+    if len(order) > max_rows:
+        if lengths is None:
+            order = order[:max_rows]
+        else:
+            ends = np.cumsum(lengths)
+            n_seq = max(int(np.searchsorted(ends, max_rows, side="right")), 1)
+            lengths = lengths[:n_seq]
+            order = order[:int(ends[n_seq - 1])]
+        note.append(f"The first {len(order):,} time steps are used (of {len(table):,} rows).")
+    if len(order) < 2:
+        raise ValueError("at least two rows with a time are needed for a sequence.")
+    values = features.iloc[order].reset_index(drop=True)
+    X, cols = sequence_matrix(values, exclude=(time_column, subject_column))
+    if lengths is None:
+        x, x_title = table[time_column].to_numpy()[order], str(time_column)
+    else:
+        x, x_title = np.arange(len(order)), f"step (the {len(lengths)} subjects' sequences one after another)"
+    t = None if truth is None else np.asarray(truth)[order]
+    return SequenceData(X, cols, values[cols], x, x_title, lengths, t, " ".join(note))

@@ -1,0 +1,118 @@
+"""Sequences and subjects: hidden states of a time series (MAP-iHMM beside the hard HDP-HMM and
+the time-blind MAP-DP) and subjects clustered by their trajectories (mixed-effects MAP-DP)."""
+import streamlit as st
+
+from mapdp_core import figures, sequences
+from ui import common
+
+st.title("Sequences and subjects")
+common.image_format_choice()
+DEMOS = {"hmm": "a sticky 3-state sequence (600 steps)", "long": "60 subjects × 5 visits, 3 kinds of trajectory"}
+
+
+def show_sequence(table, features, time_column, subject_column, truth, tag: str):
+    """MAP-iHMM, the hard HDP-HMM and MAP-DP on the rows in time order, with a state ribbon each."""
+    st.subheader("Hidden states over time")
+    st.caption("MAP-iHMM (MAP inference in the infinite HMM, EJS Section 6) uses the order of the rows; the hard "
+               "HDP-HMM is its small-variance limit; MAP-DP ignores time. States are coloured to match "
+               + ("the true states." if truth is not None else "MAP-iHMM's."))
+    common.init_widget("w_seq_N0", 3.0)
+    n0 = st.select_slider("N0 (MAP-iHMM and MAP-DP)", [0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0], key="w_seq_N0")
+    try:
+        seq = sequences.prepare_sequence(table, features, time_column, subject_column, truth)
+    except ValueError as exc:
+        common.plain_error(exc, "These rows cannot be read as a sequence")
+        return
+    if seq.note:
+        st.caption(seq.note)
+
+    def compute():
+        with st.spinner("Running MAP-iHMM, the hard HDP-HMM and MAP-DP..."):
+            return sequences.sequence_runs(seq.X, seq.lengths, seq.truth, N0=float(n0))
+
+    runs = common.cached("sequences", {"tag": tag, "time": time_column, "subject": subject_column, "N0": n0},
+                         compute)
+    for r in runs:
+        if r.error:
+            st.warning(f"{r.name} could not run: {r.error}")
+    shown = max((len(r.labels) for r in runs if not r.error), default=0)
+    if not shown:
+        return
+    series = st.selectbox("Series drawn", seq.columns, key=f"w_seq_series_{tag}") if len(seq.columns) > 1 else seq.columns[0]
+    frame = -1
+    if shown > 1:
+        frame = st.slider("Sweep shown (each algorithm's, up to its last)", 1, shown, shown,
+                          key=f"w_seq_frame_{tag}_{shown}") - 1
+    fig = figures.sequence_figure(seq.x, seq.values[series], series, runs, frame=frame, truth=seq.truth,
+                                  x_title=seq.x_title)
+    st.plotly_chart(fig, width="stretch", key="sequence_plot", config=common.chart_config("sequence_states"))
+    st.dataframe(sequences.sequence_summary(runs), hide_index=True, width="stretch", key="sequence_summary")
+
+
+def show_subjects(table, subject_column, time_column, truth_column, tag: str):
+    """Subjects clustered by their lines (intercept + slope · time), EJS Section 7."""
+    st.subheader("Subjects clustered by their trajectories")
+    st.caption("Mixed-effects MAP-DP (EJS Section 7): each subject's response is a straight line in the covariate "
+               "(intercept and slope, with noise); subjects whose lines are alike form a cluster, and the number "
+               "of clusters is found from the data.")
+    others = [c for c in table.columns if c != subject_column]
+    c1, c2, c3 = st.columns(3)
+    default_time = time_column if time_column in others else others[0]
+    common.init_widget(f"w_seq_cov_{tag}", default_time)
+    covariate = c1.selectbox("Time or covariate", others, key=f"w_seq_cov_{tag}")
+    responses = [c for c in others if c not in (covariate, truth_column)]
+    if not responses:
+        st.info("Choose a table with a response column besides the subject and the time.")
+        return
+    preferred = "response" if "response" in responses else responses[0]
+    if st.session_state.get(f"w_seq_resp_{tag}") not in responses:
+        st.session_state[f"w_seq_resp_{tag}"] = preferred
+    response = c2.selectbox("Response", responses, key=f"w_seq_resp_{tag}")
+    common.init_widget("w_seq_sub_N0", 1.0)
+    n0 = c3.select_slider("N0 (subjects)", [0.1, 0.3, 1.0, 3.0, 10.0], key="w_seq_sub_N0")
+
+    def compute():
+        with st.spinner("Clustering the subjects' trajectories..."):
+            return sequences.trajectory_fit(table, subject_column, covariate, response, N0=float(n0),
+                                            truth_column=truth_column)
+
+    try:
+        fit = common.cached("trajectories", {"tag": tag, "subject": subject_column, "time": covariate,
+                                             "response": response, "N0": n0}, compute)
+    except ValueError as exc:
+        common.plain_error(exc, "The subjects could not be clustered")
+        return
+    k_line = f"**K = {fit.n_clusters}** clusters of {len(fit.subjects)} subjects"
+    st.markdown(k_line + (f" · NMI with the true clusters {fit.nmi:.2f}" if fit.nmi is not None else ""))
+    st.plotly_chart(figures.trajectory_figure(fit.long, fit.clusters, x_title=str(covariate), y_title=str(response)),
+                    width="stretch", key="trajectory_plot", config=common.chart_config("trajectories"))
+    st.dataframe(fit.clusters, hide_index=True, width="stretch", key="trajectory_clusters",
+                 column_config={"intercept": st.column_config.NumberColumn(format="%.3f"),
+                                "slope": st.column_config.NumberColumn(format="%.3f")})
+
+
+d = common.data()
+roles = common.sequence_roles()
+if roles["time"] is None and roles["subject"] is None:
+    st.info("Mark a **time column** on the Data page (below *Current data*) to find hidden states in a time "
+            "series, and a **subject column** to cluster subjects (repeated visits) by their trajectories. "
+            "Or try a simulated example:")
+    c1, c2 = st.columns(2)
+    if c1.button(f"Demo: {DEMOS['hmm']}", key="seq_demo_hmm", icon=":material/timeline:"):
+        st.session_state["seq_demo"] = "hmm"
+    if c2.button(f"Demo: {DEMOS['long']}", key="seq_demo_long", icon=":material/groups:"):
+        st.session_state["seq_demo"] = "long"
+    demo = st.session_state.get("seq_demo")
+    if demo == "hmm":
+        table = sequences.hmm_demo()
+        st.caption("Demo: a 2-D Gaussian HMM with 3 states that each stay with probability 0.97.")
+        show_sequence(table, table[["x1", "x2"]], "time", None, table["state"].to_numpy(), tag="demo-hmm")
+    elif demo == "long":
+        table = sequences.longitudinal_demo()
+        st.caption("Demo: 60 subjects seen 5 times; their lines rise, stay flat or fall.")
+        show_subjects(table, "subject", "time", "cluster", tag="demo-long")
+else:
+    if roles["time"] is not None:
+        show_sequence(d.table, d.X, roles["time"], roles["subject"], d.truth, tag="data")
+    if roles["subject"] is not None:
+        show_subjects(d.table, roles["subject"], roles["time"], None, tag="data")

@@ -1,0 +1,56 @@
+"""mapdp_core.sequences (row ordering, the sequence runs, trajectory clustering, the demos) and
+their figures."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from mapdp_core import figures, sequences
+
+
+def test_order_rows_sorts_by_time_within_subject():
+    table = pd.DataFrame({"t": [3, 1, 2, 2, 1, None], "s": ["b", "a", "b", "a", "b", "a"]})
+    order, lengths = sequences.order_rows(table, "t")
+    assert lengths is None and list(table["t"].to_numpy()[order]) == [1, 1, 2, 2, 3]
+    order, lengths = sequences.order_rows(table, "t", "s")
+    assert lengths == [3, 2]  # b first (first seen), then a without its missing time
+    assert list(order) == [4, 2, 0, 1, 3]
+    with pytest.raises(ValueError, match="not in the table"):
+        sequences.order_rows(table, "nope")
+
+
+def test_prepare_sequence_drops_time_and_subject_and_caps_rows():
+    table = sequences.longitudinal_demo(n_subjects=10, visits=4)
+    seq = sequences.prepare_sequence(table, table[["subject", "time", "response"]], "time", "subject",
+                                     truth=table["cluster"].to_numpy(), max_rows=21)
+    assert seq.columns == ["response"] and seq.lengths == [4] * 5 and len(seq.X) == 20
+    assert "first 20" in seq.note and len(seq.truth) == 20
+    assert np.allclose(seq.X.mean(axis=0), 0.0)
+
+
+def test_sequence_runs_find_the_demo_states_and_match_colours():
+    table = sequences.hmm_demo(T=300, seed=1)
+    seq = sequences.prepare_sequence(table, table[["x1", "x2"]], "time", truth=table["state"].to_numpy())
+    runs = sequences.sequence_runs(seq.X, seq.lengths, seq.truth)
+    assert [r.name for r in runs] == list(sequences.SEQUENCE_ALGORITHMS)
+    ihmm = runs[0]
+    assert not ihmm.error and ihmm.nmi > 0.8 and len(ihmm.labels) == len(ihmm.sweeps) == len(ihmm.n_clusters)
+    # matched to the truth: most steps carry their true state's id
+    assert (ihmm.final == seq.truth).mean() > 0.9
+    summary = sequences.sequence_summary(runs)
+    assert list(summary.columns[:4]) == ["algorithm", "K", "sweeps", "seconds"] and "NMI" in summary
+    fig = figures.sequence_figure(seq.x, seq.values["x1"], "x1", runs, truth=seq.truth)
+    assert sum(t.type == "heatmap" for t in fig.data) == 4
+    assert "K = " in fig.layout.annotations[2].text
+
+
+def test_trajectory_fit_recovers_the_three_lines():
+    table = sequences.longitudinal_demo()
+    fit = sequences.trajectory_fit(table, "subject", "time", "response", truth_column="cluster")
+    assert fit.n_clusters == 3 and fit.nmi > 0.95 and fit.clusters["size"].sum() == 60
+    # ids matched to the truth: cluster 0 rises (slope 2), 2 falls (slope -2)
+    slopes = fit.clusters.set_index("cluster")["slope"]
+    assert slopes[0] == pytest.approx(2.0, abs=0.2) and slopes[2] == pytest.approx(-2.0, abs=0.2)
+    fig = figures.trajectory_figure(fit.long, fit.clusters)
+    assert len(fig.data) == 6  # subjects and the mean line per cluster
+    with pytest.raises(ValueError, match="three different"):
+        sequences.trajectory_fit(table, "subject", "time", "time")
