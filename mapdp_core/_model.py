@@ -179,14 +179,20 @@ class ModelData:
         pconst += jacobian
         return nlp + pconst[:, None], d_prior + pconst
 
-    def neg_log_joint(self, K: int, n0: float) -> float:
-        """Exact -ln p(X, z | N0, theta0) = -ln CRP(z; N0) - sum_k ln p(X_k | theta0)."""
+    def neg_log_joint(self, K: int, n0: float, n_rows: int | None = None, pconst: float | None = None) -> float:
+        """Exact -ln p(X, z | N0, theta0) = -ln CRP(z; N0) - sum_k ln p(X_k | theta0).
+
+        By default over every row; a one-pass method whose statistics hold only the ``n_rows``
+        rows seen so far passes their number and the sum of their data-only constants."""
+        n_rows = self.N if n_rows is None else n_rows
+        if n_rows == 0:
+            return 0.0
         sizes = self.cnt[:K]
         log_crp = (K * math.log(n0) + float(gammaln(sizes).sum())
-                   + math.lgamma(n0) - math.lgamma(n0 + self.N))
+                   + math.lgamma(n0) - math.lgamma(n0 + n_rows))
         lm = np.empty(K)
         _kernels.log_marginals(K, self.fams, lm)
-        return -log_crp - float(lm.sum()) + self.pconst_total
+        return -log_crp - float(lm.sum()) + (self.pconst_total if pconst is None else pconst)
 
     def imputation_values(self, K: int) -> np.ndarray:
         """(K, D) value per cluster and column with which a missing entry is filled for display

@@ -591,7 +591,15 @@ def _restart_count(name: str, settings: dict, restarts: int) -> int:
     params = {k: v for k, v in settings.items() if k in allowed}
     if "n_init" in allowed:
         params["n_init"] = max(int(restarts), 1)
+    if "shuffle" in allowed:  # as :func:`estimator` runs it
+        params["shuffle"] = True
     return cls(**params)._n_restarts()
+
+
+def runs_once(algorithms) -> list:
+    """The ``algorithms`` without a random element in their default settings (one run, whatever
+    the restarts asked, e.g. DP search in its default order), in the order given."""
+    return [name for name in algorithms if _restart_count(name, {}, 2) == 1]
 
 
 #: The parameters :func:`compare`'s own arguments set, per algorithm (besides N0 and the prior of

@@ -70,18 +70,6 @@ def check_grid(grid, weights) -> tuple[np.ndarray, np.ndarray]:
     return values, w
 
 
-def neg_log_joint_seen(model: ModelData, K: int, n_seen: int, alpha: float, pconst_seen: float) -> float:
-    """Exact -ln p(X_seen, z_seen | alpha, theta0) of the rows now in the statistics:
-    -ln CRP(z; alpha) - sum_k ln p(X_k | theta0) with the data-only constants of those rows."""
-    if n_seen == 0:
-        return 0.0
-    sizes = model.cnt[:K]
-    log_crp = K * math.log(alpha) + float(gammaln(sizes).sum()) + math.lgamma(alpha) - math.lgamma(alpha + n_seen)
-    lm = np.empty(K)
-    _kernels.log_marginals(K, model.fams, lm)
-    return -log_crp - float(lm.sum()) + pconst_seen
-
-
 def in_sample_lpml(model: ModelData, K: int, log_weights: np.ndarray) -> float:
     """sum_i ln[sum_h pi_h f(x_i | theta_h) + pi_new f(x_i | theta0)] with the final statistics
     (sugsvarsel's ``sugscompPml``; OTHER-SYSTEMS 1.2.3): ``log_weights`` holds ln pi_h for the
@@ -120,7 +108,7 @@ def _run(parsed, grid: np.ndarray, grid_weights: np.ndarray, order: np.ndarray, 
         yield SweepState(
             iteration=frame, labels=labels, n_clusters=K,
             objective=score + pconst_seen,  # -ln p(x_seen, z_seen), sequentially (marginal over a grid)
-            neg_log_joint=neg_log_joint_seen(model, K, done, alpha, pconst_seen),
+            neg_log_joint=model.neg_log_joint(K, alpha, done, pconst_seen),
             n_changed=done - first, cluster_sizes=model.cnt[:K].astype(np.int64), summaries=model.summaries(K),
             elapsed=time.perf_counter() - t0, converged=done == N, algorithm=algorithm,
         )
@@ -286,5 +274,6 @@ class SUGS(PredictsAsMAPDP, SweepEstimator):
             self.N0_ = float(s["N0"])
         self.neg_log_joint_ = state.neg_log_joint
         self.cluster_summaries_ = state.summaries
-        self.lpml_ = self._lpml(problem, state)
+        # under select="lpml" the kept state's objective is -LPML already (see _sweeps)
+        self.lpml_ = -state.objective if self.select == "lpml" else self._lpml(problem, state)
         self._hold_as_mapdp(problem, history, self.N0_)  # prediction, priors, the choices record

@@ -113,8 +113,9 @@ summary = explorer.compare_summary(table)
 st.dataframe(summary.round(3), hide_index=True, width="stretch", key="cmp_summary")
 st.caption("Objectives are each algorithm's own (MAP-DP, Gibbs, SUGS and DP search: the exact −ln p(X, z); "
            "V-SUGS: minus its ELBO; K-means: the sum of squared distances; DP-means: that plus λK; E-M and "
-           "variational DP: −N × the mean log-likelihood or bound), so compare them within a row, not across rows. DP search has no random "
-           "element: it runs once, whatever the restarts.")
+           "variational DP: −N × the mean log-likelihood or bound), so compare them within a row, not across rows."
+           + "".join(f" {name} has no random element: it runs once, whatever the restarts."
+                     for name in explorer.runs_once(algorithms)))
 with st.expander("Every restart"):
     st.dataframe(table.round(4), hide_index=True, width="stretch")
 st.download_button("Download the comparison (CSV)", csv_bytes(table), "comparison.csv",
