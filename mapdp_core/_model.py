@@ -238,3 +238,29 @@ class ModelData:
             if cols and slot not in (_GA, _NW, _CA):
                 mean[:, cols] = module.summary(self.fams[slot], K)
         return {"mean": mean, "covariance": covariances, "proportions": proportions}
+
+
+def extend_partition(parsed_rows: ParsedData, labels: np.ndarray, M: np.ndarray, n0: float,
+                     keep: tuple[np.ndarray, np.ndarray] | None = None, chunk: int = 65536) -> np.ndarray:
+    """Labels for the rows of ``M`` from a partition ``labels`` (0..K-1) of the rows
+    ``parsed_rows`` holds: each row joins its most probable cluster given that partition's
+    statistics, ln N_k - (-ln f(x | theta_k)), or one new cluster when ln N0 - (-ln f(x | theta0))
+    is larger (PLOS Appendix E: the MAP-DP rule without moving the clusters). ``keep`` =
+    ``(positions, their_labels)`` fixes the labels of rows of ``M`` that are rows of the
+    partition. Numbered by first appearance; scored ``chunk`` rows at a time, so memory
+    stays O(chunk x K)."""
+    from .metrics import relabel_by_first_appearance
+
+    model = ModelData(parsed_rows)
+    K = model.start(labels)
+    log_counts = np.log(model.cnt[:K])
+    out = np.empty(len(M), dtype=np.int64)
+    for lo in range(0, len(M), chunk):
+        nlp, nlp_prior = model.score_rows(M[lo:lo + chunk], K)
+        logw = log_counts[None, :] - nlp
+        best = np.argmax(logw, axis=1)
+        best[math.log(n0) - nlp_prior > logw.max(axis=1)] = K
+        out[lo:lo + chunk] = best
+    if keep is not None:
+        out[keep[0]] = keep[1]
+    return relabel_by_first_appearance(out)

@@ -62,7 +62,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ._model import ModelData
+from ._model import ModelData, extend_partition
 from .encoding import encode_column
 from .estimator import run_many
 from .metrics import relabel_by_first_appearance
@@ -229,8 +229,9 @@ class AutoChoice:
     ``evidence`` (its best joint over every partition found by then, the criterion) and
     ``K_best`` (that partition's K), seconds, chosen;
     ``rows_searched``: rows the search used; ``neg_log_joint``: the chosen candidate's best
-    joint on those rows; ``labels``: the partition that reached it, for every row of the table
-    (the subsample's, extended by the predictive), a starting point for the full fit.
+    joint on those rows; ``search_labels``: the partition that reached it, of the rows
+    ``search_rows`` (None: every row) as ``search_parsed`` holds them; :meth:`start_on` gives
+    it for any rows of the table, a starting point for the full fit.
     """
 
     likelihood: dict
@@ -242,7 +243,21 @@ class AutoChoice:
     table: pd.DataFrame = field(repr=False)
     rows_searched: int = 0
     neg_log_joint: float = math.nan
-    labels: np.ndarray | None = field(default=None, repr=False)
+    search_labels: np.ndarray | None = field(default=None, repr=False)
+    search_rows: np.ndarray | None = field(default=None, repr=False)
+    search_parsed: object = field(default=None, repr=False)
+
+    def start_on(self, M: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+        """The search's partition for rows ``rows`` (sorted; default every row) of the table
+        whose numeric matrix is ``M`` (as :func:`mapdp_core.spec.parse` gives it): searched rows
+        keep their cluster, the others join theirs by the predictive (PLOS Appendix E)."""
+        rows = np.arange(len(M)) if rows is None else np.asarray(rows)
+        if self.search_rows is None:
+            return relabel_by_first_appearance(self.search_labels[rows])
+        at = np.minimum(np.searchsorted(self.search_rows, rows), len(self.search_rows) - 1)
+        hit = self.search_rows[at] == rows
+        return extend_partition(self.search_parsed, self.search_labels, M[rows], self.N0,
+                                keep=(np.flatnonzero(hit), self.search_labels[at[hit]]))
 
 
 def structured_likelihood(likelihood, structure: str):
@@ -301,7 +316,7 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
     from .families import FAMILIES
     from .mapdp import MAPDP
     from .spec import parse
-    from .tuning import scaled_prior
+    from .tuning import _prior_argument
 
     X = _as_frame(X)
     search_rows = SEARCH_ROWS if search_rows is None else int(search_rows)
@@ -333,6 +348,7 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
     workers = n_jobs if n_jobs not in (None, 0) else min(os.cpu_count() or 1, 4)
 
     priors: dict[tuple, object] = {}
+    whole: dict[str, object] = {}
 
     def prior_for(data, cand):
         """The candidate's prior, from every row (computed once per prior setting): the same
@@ -341,7 +357,10 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
         if not search_prior:
             return prior
         if cand[:3] not in priors:
-            priors[cand[:3]] = scaled_prior(X, structured_likelihood(likelihood, cand[0]), cand[1], weight=cand[2])
+            if cand[0] not in whole:  # the empirical-Bayes defaults from every row, once per structure
+                whole[cand[0]] = parse(X, structured_likelihood(likelihood, cand[0]))
+            priors[cand[:3]] = _prior_argument(whole[cand[0]], structured_likelihood(likelihood, cand[0]),
+                                               cand[1], cand[2])
         return priors[cand[:3]]
 
     over = _oversegmented(searched, seed)
@@ -420,11 +439,8 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
     structure, spread, weight, n0 = best
     final_likelihood = structured_likelihood(likelihood, structure)
     final_prior = prior_for(X, best)
-    labels = pool[found[1]]
-    if len(Xs) < N:  # the subsample's partition, extended to every row by its predictive
-        labels = _extend(parsed_of[best[:3]], labels, n0, X, rows)
     return AutoChoice(final_likelihood, final_prior, float(n0), float(spread), float(weight), structure, table,
-                      len(Xs), found[0], labels)
+                      len(Xs), found[0], pool[found[1]], rows if len(Xs) < N else None, parsed_of[best[:3]])
 
 
 def _oversegmented(parsed, seed: int) -> np.ndarray:
@@ -450,18 +466,3 @@ def _oversegmented(parsed, seed: int) -> np.ndarray:
     N = len(Z)
     k = int(min(16, max(2, round(math.sqrt(N) / 2)), N))
     return KMeans(n_clusters=k, n_init=1, random_state=seed).fit(Z).labels_
-
-
-def _extend(parsed, labels: np.ndarray, n0: float, X: pd.DataFrame, rows: np.ndarray) -> np.ndarray:
-    """A partition of every row of ``X`` from one of the subsample ``rows``: each other row joins
-    its most probable cluster, or one new cluster when that is likelier (PLOS Appendix E)."""
-    from .spec import parse_rows
-
-    model = ModelData(parsed)
-    K = model.start(labels)
-    nlp, nlp_prior = model.score_rows(parse_rows(X, parsed), K)
-    logw = np.log(model.cnt[:K])[None, :] - nlp
-    best = np.argmax(logw, axis=1)
-    best[math.log(n0) - nlp_prior > logw.max(axis=1)] = K
-    best[rows] = labels
-    return relabel_by_first_appearance(best)

@@ -56,7 +56,14 @@ def as_numeric(s: pd.Series) -> pd.Series | None:
 def examples(values, k: int = 4) -> str:
     """Up to ``k`` distinct values for a message ("a, b, c, d, ..."); whole floats as ints."""
     out = []
-    for v in pd.unique(np.asarray(values, dtype=object)):
+    values = np.asarray(values)
+    n = 64
+    while True:  # the distinct values of a growing head: a long column need not be scanned whole
+        distinct = pd.unique(np.asarray(values[:n], dtype=object))
+        if len(distinct) > k or n >= len(values):
+            break
+        n *= 16
+    for v in distinct:
         if len(out) == k:
             out.append("...")
             break

@@ -35,6 +35,7 @@ loop and the best-bound choice; the mixtures implement the steps).
 """
 from __future__ import annotations
 
+import os
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -173,7 +174,9 @@ def until_stopped(states, stop: StopFlag):
 
 
 def run_many(function, items, n_jobs=None, stop: StopFlag | None = None) -> list:
-    """``[function(item) for item in items]``, in parallel threads when ``n_jobs`` asks for it.
+    """``[function(item) for item in items]``, in parallel threads: ``n_jobs`` of them, or with
+    None one per item up to the number of cores (as scikit-learn's KMeans uses every core
+    through OpenMP whatever its ``n_jobs``); ``n_jobs=1`` runs them one after the other.
 
     Threads suffice on one machine because the kernels release the GIL; a user with a Dask
     cluster wraps the call in ``joblib.parallel_config(backend="dask")`` and owns the client.
@@ -185,7 +188,9 @@ def run_many(function, items, n_jobs=None, stop: StopFlag | None = None) -> list
     exception propagates. joblib alone would return at once and leave the threads running.
     """
     items = list(items)
-    if len(items) <= 1 or n_jobs in (None, 1):
+    if n_jobs is None:  # every core, one thread per item at most (the kernels release the GIL)
+        n_jobs = min(len(items), os.cpu_count() or 1)
+    if len(items) <= 1 or n_jobs == 1:
         return [function(item) for item in items]
     from joblib import Parallel, delayed
 
@@ -250,6 +255,11 @@ class SweepEstimator(ClusterMixin, BaseEstimator):
         return restart_plan(self.random_state if hasattr(self, "random_state") else None,
                             self._n_restarts(), n_rows, shuffle=self._shuffles())
 
+    def _plan_for(self, problem: Problem):
+        """The restart plan of a validated problem (an algorithm whose ``_validate`` already ran
+        some restarts, e.g. MAP-DP's on a subsample of a large table, plans fewer here)."""
+        return self._plan(problem.n_rows)
+
     def _plan_first_as_given(self, n_rows: int):
         """The plan of a one-pass method (SUGS, V-SUGS): ``n_init`` visiting orders, random ones
         with ``shuffle``, else the input order first and random ones after it."""
@@ -263,7 +273,7 @@ class SweepEstimator(ClusterMixin, BaseEstimator):
         permutation of the rows) replaces the restart's visiting order."""
         self._check_shared_params()
         problem = self._validate(X)
-        plan = self._plan(problem.n_rows)
+        plan = self._plan_for(problem)
         restart = check_int(restart, "restart", 0)
         if restart >= len(plan):
             raise ValueError(f"restart must be below the number of restarts ({len(plan)}), got {restart}.")
@@ -276,7 +286,7 @@ class SweepEstimator(ClusterMixin, BaseEstimator):
         lowest ``restart_key``; ``y`` is ignored."""
         self._check_shared_params()
         problem = self._validate(X)
-        plan = self._plan(problem.n_rows)
+        plan = self._plan_for(problem)
         stop = StopFlag()
 
         def one(task):

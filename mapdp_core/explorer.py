@@ -436,6 +436,8 @@ def estimator(data: AppData, name: str, params: dict | None = None, *, restarts:
     fixed = {"n_init": max(int(restarts), 1), "random_state": int(seed)}
     if "shuffle" in allowed:
         fixed["shuffle"] = True
+    if "restart_rows" in allowed:  # the app records every restart's sweeps over every row
+        fixed["restart_rows"] = None
     return cls(**{**params, **{k: v for k, v in fixed.items() if k in allowed}}), X
 
 

@@ -1,0 +1,141 @@
+"""What makes large fits cheap without changing what is computed (issue 13).
+
+* A sweep after one that moved no row is given, not recomputed: the states must be those a
+  run that recomputes every sweep (tol = 0, so it never stops early) produces, bit for bit.
+* ``extend_partition`` (the MAP-DP rule without moving the clusters, PLOS Appendix E)
+  against the slow reference predictive of tests/naive.py.
+* ``MAPDP(restart_rows=...)``: restarts on a subsample, one full run from the best; the kept
+  fit is a fixed point of the sweep on every row.
+"""
+import math
+
+import numpy as np
+import pytest
+
+from mapdp_core import MAPDP, map_dp
+from mapdp_core import _kernels
+from mapdp_core import mapdp as mapdp_module
+from mapdp_core._model import extend_partition
+from mapdp_core.spec import parse
+from naive import _row_neg_log_predictive
+
+from test_exactness import MIXED_SPEC, mixed_data, three_shapes
+
+
+def _spec(spec):
+    likelihood = {tuple(cols) if len(cols) > 1 else cols[0]: fam for fam, cols, _ in spec}
+    prior = {tuple(cols) if len(cols) > 1 else cols[0]: p for _, cols, p in spec}
+    return likelihood, prior
+
+
+@pytest.mark.parametrize("data", ["shapes", "mixed"])
+def test_the_sweep_after_a_still_one_is_given_bit_for_bit(data, monkeypatch):
+    calls = []
+    sweep = _kernels.sweep
+
+    def counted(*args):
+        calls.append(1)
+        return sweep(*args)
+
+    monkeypatch.setattr(mapdp_module._kernels, "sweep", counted)
+    shortcuts = 0
+    for seed in range(4):
+        if data == "shapes":
+            X, likelihood, prior, N0 = three_shapes(5 + seed, 300), "normal_wishart", None, 3.0
+        else:
+            X, N0 = mixed_data(23 + seed), 1.5
+            likelihood, prior = _spec(MIXED_SPEC)
+        order = np.random.default_rng(seed).permutation(len(X))
+        calls.clear()
+        fast = list(map_dp(X, N0, likelihood, prior, order=order, tol=1e-6))
+        given = len(fast) > 2 and fast[-2].n_changed == 0 and fast[-1].converged
+        assert len(calls) == len(fast) - given  # only the repeat of a still sweep is not recomputed
+        shortcuts += given
+        full = list(map_dp(X, N0, likelihood, prior, order=order, tol=0.0, max_iter=len(fast) + 2))
+        assert not any(s.converged for s in full)  # tol = 0: every sweep computed, none stops the run
+        for a, b in zip(fast, full):
+            assert a.iteration == b.iteration
+            np.testing.assert_array_equal(a.labels, b.labels)
+            assert a.objective == b.objective and a.neg_log_joint == b.neg_log_joint
+            assert a.n_clusters == b.n_clusters and a.n_changed == b.n_changed
+    assert shortcuts >= 1
+
+
+def test_no_shortcut_after_the_first_sweep_from_one_cluster():
+    """Appendix B's count of one applies in sweep 1 only, so a still first sweep is not
+    repeated: sweep 2 scores with the real count (another E) and is computed."""
+    X = np.array([[0.0], [0.1], [0.2], [50.0], [50.1]])
+    states = list(map_dp(X, 0.1, "normal_gamma", None, tol=1e-6))
+    full = list(map_dp(X, 0.1, "normal_gamma", None, tol=0.0, max_iter=len(states)))
+    assert states[0].n_changed == 0 and len(states) == 3 and states[0].objective != states[1].objective
+    for a, b in zip(states, full):
+        np.testing.assert_array_equal(a.labels, b.labels)
+        assert a.objective == b.objective
+
+
+def _naive_extension(X, sub_rows, sub_labels, N0, blocks):
+    K = sub_labels.max() + 1
+    members = [sub_rows[sub_labels == k] for k in range(K)]
+    out = []
+    for i in range(len(X)):
+        logw = [math.log(len(m)) - _row_neg_log_predictive(X, i, m, blocks) for m in members]
+        new = math.log(N0) - _row_neg_log_predictive(X, i, [], blocks)
+        out.append(K if new > max(logw) else int(np.argmax(logw)))
+    return np.array(out)
+
+
+def test_extend_partition_is_the_naive_rule_on_a_mixed_table_with_gaps():
+    X = mixed_data(31)
+    likelihood, prior = _spec(MIXED_SPEC)
+    parsed = parse(X, likelihood, prior)
+    rng = np.random.default_rng(0)
+    rows = np.sort(rng.choice(len(X), 40, replace=False))
+    labels = rng.integers(0, 3, 40)
+    labels[:3] = [0, 1, 2]
+    from mapdp_core.spec import ParsedData
+
+    sub = ParsedData(X[rows], parsed.names, parsed.blocks, parsed.categories)
+    got = extend_partition(sub, labels, X, 0.7, chunk=17)  # several chunks
+    want = _naive_extension(X, rows, labels, 0.7, MIXED_SPEC)
+    # the same partition of the rows (the result is numbered by first appearance)
+    pairs = set(zip(got.tolist(), want.tolist()))
+    assert len(pairs) == len(set(got.tolist())) == len(set(want.tolist()))
+    kept = extend_partition(sub, labels, X, 0.7, keep=(rows, labels))
+    for k in range(3):  # rows of the partition keep their clusters together
+        assert len(set(kept[rows[labels == k]].tolist())) == 1
+
+
+def _fixed_point(X, m):
+    """Whether no row of m's partition would move in a full MAP-DP sweep (in any order: while
+    no row moves, every row is scored against the same statistics)."""
+    again = MAPDP(N0=m.N0_, likelihood=m.likelihood, prior=m.prior, n_init=1, shuffle=False,
+                  restart_rows=None, init=m.labels_).fit(X)
+    return again.n_iter_ <= 2 and np.array_equal(again.labels_, m.labels_)
+
+
+def test_restarts_on_a_subsample_then_one_full_run():
+    X = three_shapes(8, 1500)
+    kwargs = dict(N0=3.0, likelihood="normal_wishart", prior=None, n_init=4, random_state=3)
+    m = MAPDP(restart_rows=300, **kwargs).fit(X)
+    assert m.restart_rows_ == 300 and m.restart_neg_log_joints_.shape == (4,)
+    assert m.converged_ and _fixed_point(X, m)
+    again = MAPDP(restart_rows=300, **kwargs).fit(X)
+    np.testing.assert_array_equal(again.labels_, m.labels_)  # the same random_state, the same fit
+    assert again.neg_log_joint_ == m.neg_log_joint_
+    paper = MAPDP(restart_rows=None, **kwargs).fit(X)
+    assert paper.restart_rows_ == len(X) and paper.restart_neg_log_joints_.shape == (4,)
+    assert m.n_clusters_ == paper.n_clusters_ == 3
+    one = MAPDP(restart_rows=300, **{**kwargs, "n_init": 1}).fit(X)  # one restart: nothing to subsample
+    assert one.restart_rows_ == len(X)
+
+
+def test_restarts_on_a_subsample_from_the_automatic_search():
+    X = three_shapes(9, 1200)
+    m = MAPDP(random_state=0, restart_rows=400).fit(X)
+    assert m.restart_rows_ == 400 and m.n_clusters_ == 3 and m.converged_
+
+
+@pytest.mark.parametrize("bad", [1, 0, -5, 2.5, "many"])
+def test_restart_rows_must_be_a_whole_number_of_rows(bad):
+    with pytest.raises((ValueError, TypeError), match="restart_rows"):
+        MAPDP(N0=3.0, likelihood="normal_wishart", prior=None, restart_rows=bad).fit(three_shapes(0, 60))
