@@ -131,6 +131,36 @@ def point_terms(empty_slot, d_new, pconst, fams):
         pconst[i] = _pconst(i, fams)
 
 
+@njit(cache=True, inline="always")
+def _ng_loses(i, k, cut, X, loc, ivs, hexp, const):
+    """Whether row i's -ln f under cluster k of independent Normal-Gamma columns exceeds
+    ``cut`` for sure, found from as few columns as possible: each column's term
+    hexp * log1p(r^2 ivs) + const is at least its const, so the sum of every observed column's
+    const plus the log terms added so far is a lower bound that only grows. The margin (1e-10
+    relative, far above the rounding of any sum of this length) keeps a near tie for the exact
+    score; a square that overflows stops the bound (its true term may be small)."""
+    lb = 0.0
+    size = abs(cut) + 1.0  # the magnitude of the sums compared, for the margin
+    for d in range(X.shape[1]):
+        if X[i, d] == X[i, d]:
+            lb += const[k, d]
+            size += abs(const[k, d])
+    if lb > cut + 1e-10 * size:
+        return True
+    for d in range(X.shape[1]):
+        x = X[i, d]
+        if x == x:
+            r = x - loc[k, d]
+            t = hexp[k, d] * math.log1p(r * r * ivs[k, d])
+            if t == np.inf:
+                return False
+            lb += t
+            size += t
+            if lb > cut + 1e-10 * size:
+                return True
+    return False
+
+
 @njit(cache=True, nogil=True, _nrt=False)
 def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logcnt, fams,
           uniforms, scores):
@@ -147,12 +177,21 @@ def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logc
     """
     nw_X = fams[2][0]  # the Normal-Wishart block's rows and per-cluster constant, for the pruning below
     nw_const = fams[2][12]
+    ng_X = fams[1][0]  # the Normal-Gamma columns' per-cluster Student-t terms, for the same
+    ng_loc = fams[1][8]
+    ng_ivs = fams[1][9]
+    ng_hexp = fams[1][10]
+    ng_const = fams[1][11]
     cap = cnt.shape[0]
     score_sum = 0.0
     n_changed = 0
     sample = uniforms.shape[0] > 0
+    n_columns = (fams[0][0].shape[1] + fams[1][0].shape[1] + fams[2][0].shape[1] + fams[3][0].shape[1] + fams[4][0].shape[1] + fams[5][0].shape[1] + fams[6][0].shape[1] + fams[7][0].shape[1])
     # a Normal-Wishart block alone: clusters can be pruned by the Student-t's mode (below)
-    nw_only = not sample and nw_X.shape[1] > 0 and (fams[0][0].shape[1] + fams[1][0].shape[1] + fams[2][0].shape[1] + fams[3][0].shape[1] + fams[4][0].shape[1] + fams[5][0].shape[1] + fams[6][0].shape[1] + fams[7][0].shape[1]) == nw_X.shape[1]
+    nw_only = not sample and nw_X.shape[1] > 0 and n_columns == nw_X.shape[1]
+    # Normal-Gamma columns alone: a cluster is dropped as soon as a lower bound of its score
+    # passes the best so far (below)
+    ng_only = not sample and ng_X.shape[1] > 1 and n_columns == ng_X.shape[1]
     for t in range(start, order.shape[0]):
         if K >= cap:
             return t, K, score_sum, n_changed
@@ -186,6 +225,8 @@ def sweep(order, start, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logc
             log_nk = 0.0 if (first_sweep and k == 0) else logcnt[k]
             if prune and nw_const[k] - log_nk > best:
                 continue  # the Student-t's value at its mode already loses (log1p(.) >= 0)
+            if ng_only and _ng_loses(i, k, best + log_nk, ng_X, ng_loc, ng_ivs, ng_hexp, ng_const):
+                continue
             s = _nlp(i, k, fams) - log_nk
             if sample:
                 scores[k] = s

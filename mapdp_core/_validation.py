@@ -233,10 +233,16 @@ def check_magnitude(M: np.ndarray, names, algorithm: str) -> None:
     question asked in other units).
     """
     with np.errstate(invalid="ignore", over="ignore"):
-        finite = np.where(np.isfinite(M), M, np.nan)
-        biggest = np.nanmax(np.abs(finite), axis=0, initial=0.0) if M.size else np.zeros(M.shape[1])
-        spread = (np.nanmax(finite, axis=0, initial=-np.inf) - np.nanmin(finite, axis=0, initial=np.inf)
-                  if M.size else np.zeros(M.shape[1]))
+        # fmax/fmin skip NaN without copying the table; only a table with infinite values
+        # (left out here) needs the copy
+        high = np.fmax.reduce(M, axis=0) if M.size else np.zeros(M.shape[1])
+        low = np.fmin.reduce(M, axis=0) if M.size else np.zeros(M.shape[1])
+        if np.isinf(high).any() or np.isinf(low).any():
+            finite = np.where(np.isfinite(M), M, np.nan)
+            high = np.nanmax(finite, axis=0, initial=-np.inf)
+            low = np.nanmin(finite, axis=0, initial=np.inf)
+        biggest = np.nan_to_num(np.fmax(np.abs(high), np.abs(low)), nan=0.0, posinf=0.0)
+        spread = high - low
     huge = [str(names[j]) for j in np.flatnonzero(biggest > HUGE_VALUE)]
     if huge:
         top = float(np.max(biggest))

@@ -24,18 +24,29 @@ import math
 import numpy as np
 from numba import njit
 
-from ._common import (LOG_2PI, LOG_PI, WITHIN_FRACTION, build_columns, column_sd, log1p_square, resolve_vector_prior,
+from ._common import (LOG_2, LOG_2PI, LOG_PI, WITHIN_FRACTION, build_columns, column_sd, log1p_square, resolve_vector_prior,
                       spread_sentence, welford_move)
 
 NAME = "normal_gamma"
 PRIOR_KEYS = ("m0", "c0", "a0", "b0")
 #: the kernel's arrays: data and prior (the first N_FIXED), then per cluster (cluster on axis 0)
-LAYOUT = ("X", "m0", "c0", "a0", "b0", "cnt", "mean", "m2", "loc", "ivs", "hexp", "const")
+LAYOUT = ("X", "m0", "c0", "a0", "b0", "cnt", "mean", "m2", "loc", "ivs", "hexp", "const", "gloo")
+# gloo: the part of the Student-t constant with one row left out that depends on the count
+# only (ln G(nu/2) - ln G((nu+1)/2) + (ln nu + ln pi)/2 at n - 1), so that scoring a row
+# against its own cluster needs no lgamma (nlp_loo)
 N_FIXED = 5
 
 
+@njit(cache=True, inline="always")
+def _count_constant(an):
+    """ln G(nu/2) - ln G((nu+1)/2) + (ln nu + ln pi)/2 with nu = 2 an: the Student-t
+    predictive's constant less its (ln s)/2, a function of the count alone."""
+    nu = 2.0 * an
+    return math.lgamma(0.5 * nu) - math.lgamma(0.5 * (nu + 1.0)) + 0.5 * (math.log(nu) + LOG_PI)
+
+
 @njit(cache=True, _nrt=False)
-def _refresh_column(k, d, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const):
+def _refresh_column(k, d, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const, gloo):
     n = cnt[k, d]
     cn = c0[d] + n
     r = mean[k, d] - m0[d]
@@ -46,33 +57,39 @@ def _refresh_column(k, d, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const):
     loc[k, d] = (c0[d] * m0[d] + n * mean[k, d]) / cn
     ivs[k, d] = 1.0 / (nu * s)
     hexp[k, d] = 0.5 * (nu + 1.0)
-    const[k, d] = (math.lgamma(0.5 * nu) - math.lgamma(0.5 * (nu + 1.0))
-                   + 0.5 * (math.log(nu) + LOG_PI + math.log(s)))
+    lg = math.lgamma(an) - math.lgamma(an + 0.5)
+    const[k, d] = lg + 0.5 * (math.log(nu) + LOG_PI + math.log(s))
+    if n >= 1.0:
+        # at n - 1, a_n is an - 1/2 and, by ln G(x + 1) = ln G(x) + ln x with x = an - 1/2,
+        # ln G(an - 1/2) - ln G(an) = -lg - ln(an - 1/2): one log instead of two lgamma
+        gloo[k, d] = -lg - 0.5 * math.log(an - 0.5) + 0.5 * (LOG_2 + LOG_PI)
+    else:
+        gloo[k, d] = _count_constant(an)
 
 
 @njit(cache=True, inline="always")
 def reset(k, fam):
-    X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const = fam
+    X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const, gloo = fam
     for d in range(X.shape[1]):
         cnt[k, d] = 0.0
         mean[k, d] = 0.0
         m2[k, d] = 0.0
-        _refresh_column(k, d, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const)
+        _refresh_column(k, d, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const, gloo)
 
 
 @njit(cache=True, inline="always")
 def move(i, k, sign, fam):
-    X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const = fam
+    X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const, gloo = fam
     for d in range(X.shape[1]):
         x = X[i, d]
         if not math.isnan(x):
             welford_move(x, k, d, sign, cnt, mean, m2)
-            _refresh_column(k, d, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const)
+            _refresh_column(k, d, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const, gloo)
 
 
 @njit(cache=True, inline="always")
 def nlp(i, k, fam):
-    X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const = fam
+    X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const, gloo = fam
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
@@ -101,7 +118,7 @@ def _far_nlp(i, k, X, loc, ivs, hexp, const):
 @njit(cache=True, inline="always")
 def nlp_loo(i, k, fam):
     """nlp of row i under cluster k with row i left out (same arithmetic as move(-1), nlp)."""
-    X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const = fam
+    X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const, gloo = fam
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
@@ -126,14 +143,13 @@ def nlp_loo(i, k, fam):
         s = bn * (cn + 1.0) / (an * cn)
         loc_d = (c0[d] * m0[d] + n * mu) / cn
         inv_nu_s = 1.0 / (nu * s)
-        const_d = (math.lgamma(0.5 * nu) - math.lgamma(0.5 * (nu + 1.0))
-                   + 0.5 * (math.log(nu) + LOG_PI + math.log(s)))
+        const_d = gloo[k, d] + 0.5 * math.log(s)  # gloo: the count's part, kept per cluster
         out += 0.5 * (nu + 1.0) * log1p_square(x, loc_d, inv_nu_s) + const_d
     return out
 
 @njit(cache=True, inline="always")
 def logml(k, fam):
-    X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const = fam
+    X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const, gloo = fam
     out = 0.0
     for d in range(X.shape[1]):
         n = cnt[k, d]
