@@ -173,14 +173,17 @@ def until_stopped(states, stop: StopFlag):
         yield state
 
 
-def run_many(function, items, n_jobs=None, stop: StopFlag | None = None) -> list:
+def run_many(function, items, n_jobs=None, stop: StopFlag | None = None, on_done=None) -> list:
     """``[function(item) for item in items]``, in parallel threads: ``n_jobs`` of them, or with
     None one per item up to the number of cores (as scikit-learn's KMeans uses every core
     through OpenMP whatever its ``n_jobs``); ``n_jobs=1`` runs them one after the other.
 
     Threads suffice on one machine because the kernels release the GIL; a user with a Dask
-    cluster wraps the call in ``joblib.parallel_config(backend="dask")`` and owns the client.
-    Results come back in the order of ``items``, whatever the backend.
+    cluster wraps the call in ``joblib.parallel_config(backend="dask")`` and owns the client
+    (each item then runs on a worker, its arguments pickled). Results come back in the order
+    of ``items``, whatever the backend. ``on_done(done, total)`` is called in the caller's
+    thread after each result arrives, in that order (e.g. a Streamlit progress bar, which
+    cannot be updated from a worker thread).
 
     If the caller is interrupted (Ctrl-C) or a call fails, ``stop`` is set, no further item
     starts, and this returns only when every running call has (a ``function`` that checks
@@ -190,8 +193,17 @@ def run_many(function, items, n_jobs=None, stop: StopFlag | None = None) -> list
     items = list(items)
     if n_jobs is None:  # every core, one thread per item at most (the kernels release the GIL)
         n_jobs = min(len(items), os.cpu_count() or 1)
+    results = []
+
+    def collect(result):
+        results.append(result)
+        if on_done is not None:
+            on_done(len(results), len(items))
+
     if len(items) <= 1 or n_jobs == 1:
-        return [function(item) for item in items]
+        for item in items:
+            collect(function(item))
+        return results
     from joblib import Parallel, delayed
 
     stop = StopFlag() if stop is None else stop
@@ -202,7 +214,10 @@ def run_many(function, items, n_jobs=None, stop: StopFlag | None = None) -> list
             return function(item)
 
     try:
-        return Parallel(n_jobs=n_jobs, prefer="threads")(delayed(guarded)(item) for item in items)
+        for result in Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(
+                delayed(guarded)(item) for item in items):
+            collect(result)
+        return results
     except BaseException:
         stop.set()
         stop.wait_idle()  # a second Ctrl-C here interrupts the wait itself

@@ -216,7 +216,10 @@ class MAPDP(SweepEstimator):
     max_iter : int, default=100
     random_state : int, Generator or None
     n_jobs : int, optional
-        Restarts run in parallel threads (the sweep kernel releases the GIL).
+        Restarts run in parallel threads (the sweep kernel releases the GIL): None, one per
+        core; 1, one after the other. Under ``joblib.parallel_config(backend="dask")`` they run
+        on the user's Dask cluster with the same result (each restart's order and seed are
+        fixed before any runs).
     restart_rows : "auto", int or None, default="auto"
         On a table of more rows than this, the ``n_init`` restarts run on that many rows drawn
         at random (the same rows for every restart, the priors still from every row); the best,

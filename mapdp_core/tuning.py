@@ -34,7 +34,8 @@ from scipy.special import digamma, polygamma
 
 from .families import FAMILIES, GAUSSIAN_FAMILIES
 from .mapdp import MAPDP
-from ._validation import check_int, check_positive_values, check_real
+from ._validation import check_int, check_n_jobs, check_positive_values, check_real
+from .estimator import run_many
 from .spec import ParsedData, _groups, parse, to_matrix
 
 __all__ = [
@@ -324,7 +325,10 @@ def n0_grid(X, n0_values, likelihood="normal_wishart", prior=None, n_init: int =
     on_step : callable(done, total), optional
         Called after each fit, for a progress bar.
     n_jobs : int, optional
-        Threads for the restarts.
+        The grid's fits, and each fit's restarts, run in parallel threads (None: every core;
+        1: one after the other); under ``joblib.parallel_config(backend="dask")`` the fits run
+        on the user's Dask cluster (:func:`mapdp_core.estimator.run_many`), with the same
+        results, since every fit's seed is fixed before any runs.
 
     Returns
     -------
@@ -333,14 +337,15 @@ def n0_grid(X, n0_values, likelihood="normal_wishart", prior=None, n_init: int =
         objective) and n_iter; ``best_N0``: the N0 of the smallest neg_log_joint.
     """
     values = _check_values(n0_values, "n0_values")
-    rows = []
-    for j, n0 in enumerate(values):
+    check_n_jobs(n_jobs)
+
+    def fit_at(n0):
         m = MAPDP(N0=n0, likelihood=likelihood, prior=prior, n_init=n_init, random_state=random_state,
                   n_jobs=n_jobs).fit(X)
-        rows.append({"N0": n0, "K": int(m.n_clusters_), "neg_log_joint": float(m.neg_log_joint_),
-                     "E": float(m.objective_history_[-1]), "n_iter": int(m.n_iter_)})
-        if on_step is not None:
-            on_step(j + 1, len(values))
+        return {"N0": n0, "K": int(m.n_clusters_), "neg_log_joint": float(m.neg_log_joint_),
+                "E": float(m.objective_history_[-1]), "n_iter": int(m.n_iter_)}
+
+    rows = run_many(fit_at, values, n_jobs, on_done=on_step)
     table = pd.DataFrame(rows, columns=["N0", "K", "neg_log_joint", "E", "n_iter"])
     best = float(table["N0"].iloc[int(np.argmin(table["neg_log_joint"].to_numpy()))])
     return N0Grid(table, best)
@@ -509,7 +514,10 @@ def cross_validate(X, n0_values, scale_values, likelihood="normal_wishart", n_fo
     prior : dict, optional
         Hyperparameters used instead of the training-fold defaults, before scaling.
     n_jobs : int, optional
-        Threads for the restarts.
+        The grid's fits, and each fit's restarts, run in parallel threads (None: every core;
+        1: one after the other); under ``joblib.parallel_config(backend="dask")`` the fits run
+        on the user's Dask cluster (:func:`mapdp_core.estimator.run_many`), with the same
+        results, since every fit's seed is fixed before any runs.
     weight : float > 0, default 1.0
         The non-Gaussian families' prior weight multiplier (as in :func:`scaled_prior`),
         held fixed over the grid.
@@ -537,26 +545,27 @@ def cross_validate(X, n0_values, scale_values, likelihood="normal_wishart", n_fo
     rng = np.random.default_rng(random_state)
     folds = np.array_split(rng.permutation(N), int(n_folds))
     seeds = rng.integers(0, 2**31 - 1, size=len(folds))
-    total, done, rows = len(folds) * len(n0s) * len(scales), 0, []
+    check_n_jobs(n_jobs)
+    take = (lambda idx: data.iloc[idx].reset_index(drop=True)) if frame else (lambda idx: data[idx])
+    tasks = []  # one fit per (fold, scale, N0), each with everything it needs (it may run on a Dask worker)
     for f, test in enumerate(folds):
         mask = np.zeros(N, dtype=bool)
         mask[test] = True
-        train_idx, test_idx = np.flatnonzero(~mask), np.sort(test)
-        take = (lambda idx: data.iloc[idx].reset_index(drop=True)) if frame else (lambda idx: data[idx])
-        X_train, X_test = take(train_idx), take(test_idx)
+        X_train, X_test = take(np.flatnonzero(~mask)), take(np.sort(test))
         base = parse(X_train, likelihood, prior)
         _with_full_support(base, full)
         for s in scales:
             fold_prior = _prior_argument(base, likelihood, s, weight)
-            for n0 in n0s:
-                m = MAPDP(N0=n0, likelihood=likelihood, prior=fold_prior, n_init=n_init,
-                          random_state=int(seeds[f]), n_jobs=n_jobs).fit(X_train)
-                ll = m.score_samples(X_test)
-                rows.append({"N0": n0, "scale": s, "fold": f, "heldout_loglik": float(np.mean(ll)),
-                             "K": int(m.n_clusters_), "n_test": int(test_idx.size)})
-                done += 1
-                if on_step is not None:
-                    on_step(done, total)
+            tasks += [(f, s, n0, fold_prior, X_train, X_test) for n0 in n0s]
+
+    def fit_one(task):
+        f, s, n0, fold_prior, X_train, X_test = task
+        m = MAPDP(N0=n0, likelihood=likelihood, prior=fold_prior, n_init=n_init,
+                  random_state=int(seeds[f]), n_jobs=n_jobs).fit(X_train)
+        return {"N0": n0, "scale": s, "fold": f, "heldout_loglik": float(np.mean(m.score_samples(X_test))),
+                "K": int(m.n_clusters_), "n_test": int(len(X_test))}
+
+    rows = run_many(fit_one, tasks, n_jobs, on_done=on_step)
     table = pd.DataFrame(rows, columns=["N0", "scale", "fold", "heldout_loglik", "K", "n_test"])
     grouped = table.groupby(["N0", "scale"], sort=False)
     summary = pd.DataFrame({
