@@ -164,11 +164,7 @@ class ModelData:
             parts = [M[:, b.columns] for b in blocks]
             width = self.fams[slot][0].shape[1]
             new_x.append(np.ascontiguousarray(np.hstack(parts)) if parts else np.zeros((len(M), width)))
-        fams = tuple((x,) + fam[1:] for x, fam in zip(new_x, self.fams))
-        # scratch space of its own (the Normal-Wishart "work"), so concurrent calls never share it
-        fams = tuple(tuple(a.copy() if name == "work" and j < module.N_FIXED else a
-                           for j, (name, a) in enumerate(zip(module.LAYOUT, fam)))
-                     for module, fam in zip(KERNEL_SLOTS, fams))
+        fams = self.private_fams(tuple((x,) + fam[1:] for x, fam in zip(new_x, self.fams)))
         (Y, *rest), jacobian = self._gaussian_known_rows(M)
         ga = self.fams[_GA]
         ga = (Y,) + ga[1:4] + tuple(rest) + ga[gaussian_known.N_FIXED:]
@@ -178,6 +174,15 @@ class ModelData:
         _kernels.score_rows(K, K, fams, nlp, d_prior, pconst)
         pconst += jacobian
         return nlp + pconst[:, None], d_prior + pconst
+
+    def private_fams(self, fams=None):
+        """``fams`` (default the model's) with scratch space of its own (the families' "work"
+        arrays), the rest shared: for a kernel that only reads the statistics in another
+        thread at the same time as others (:func:`_kernels.prescore`, ``score_rows``)."""
+        fams = self.fams if fams is None else fams
+        return tuple(tuple(a.copy() if name == "work" and j < module.N_FIXED else a
+                           for j, (name, a) in enumerate(zip(module.LAYOUT, fam)))
+                     for module, fam in zip(KERNEL_SLOTS, fams))
 
     def neg_log_joint(self, K: int, n0: float, n_rows: int | None = None, pconst: float | None = None) -> float:
         """Exact -ln p(X, z | N0, theta0) = -ln CRP(z; N0) - sum_k ln p(X_k | theta0).

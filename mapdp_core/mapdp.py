@@ -10,9 +10,11 @@ import copy
 import dataclasses
 import math
 import numbers
+import os
 import threading
 import time
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from typing import Iterator
 
 import numpy as np
@@ -61,20 +63,105 @@ def _check_params(N0, tol, max_iter, prior=None) -> None:
         raise ValueError(f"max_iter must be a whole number >= 1, got {max_iter!r}.")
 
 
+#: rows of one block of a sweep shared by threads: each block's scores are computed in
+#: parallel against the statistics at its start, then its rows are visited in order
+#: (``_kernels.sweep``'s ``pre``); smaller blocks see fewer moves between their start and a
+#: row, larger ones start the threads fewer times
+SWEEP_BLOCK = 8192
+
+#: fewer rows than this sweep on one thread (starting threads per block costs more there)
+PARALLEL_SWEEP_ROWS = 20_000
+
+#: clusters (plus the new one) times columns below which a row's scores cost too little for
+#: the parallel scoring and the serial pass over its results to beat one plain pass (2-D PLOS
+#: data with K = 2: 44 ms shared by 2 threads against 33 ms on one; 10-D: 78 against 103 ms)
+PARALLEL_SWEEP_WORK = 16
+
+_NO_PRE = np.zeros((0, 0))
+
+
+def _worth_sharing(changed: int, N: int, K: int, D: int) -> bool:
+    """Whether to share a sweep among threads, as measured on 2 cores: only for rows whose
+    scoring is heavy (the clusters times the columns) after a sweep that moved so few rows
+    that most blocks will see no move (a move makes the rest of its block re-score the two
+    clusters it touched, on one thread)."""
+    return 4 * changed * SWEEP_BLOCK <= N and (K + 1) * D >= PARALLEL_SWEEP_WORK
+
+
+def _sweep_rows(model: ModelData, order, labels, K: int, first_sweep: bool, log_n0: float, uniforms,
+                sampling: bool, pool, threads: int, block: int):
+    """One sweep over ``order`` (Gauss-Seidel, the reference's semantics); with a thread
+    ``pool``, block by block: the block's scores in ``threads`` threads, then the visits in
+    order, re-scoring only the clusters a move of the block has touched. Returns
+    (K, sum of the chosen scores, rows moved)."""
+    N = len(order)
+    score, changed, t = 0.0, 0, 0
+    while t < N:
+        t1 = min(t + block, N) if pool is not None else N
+        pre, pre_k = _NO_PRE, 0
+        if pool is not None:
+            pre = np.empty((t1 - t, model.capacity))
+            cuts = np.linspace(t, t1, threads + 1).astype(np.int64)
+            args = (labels, K, first_sweep, model.cnt, model.logcnt)
+            jobs = [pool.submit(_kernels.prescore, order, cuts[j], cuts[j + 1], *args, model.private_fams(), pre, t)
+                    for j in range(1, threads)]
+            _kernels.prescore(order, cuts[0], cuts[1], *args, model.fams, pre, t)
+            for job in jobs:
+                job.result()
+            pre_k = K
+        scores = np.empty(model.capacity + 1) if sampling else _NO_SAMPLING
+        stop, K, score, c = _kernels.sweep(order, t, t1, labels, K, first_sweep, log_n0, model.d_new, model.pconst,
+                                           model.cnt, model.logcnt, model.fams, uniforms, scores, pre, t, pre_k,
+                                           np.zeros(model.capacity, dtype=np.uint8), score)
+        changed += c
+        if stop < t1:
+            model.grow(K)  # the block's remaining rows are scored again, against the grown arrays
+        t = stop
+    return K, score, changed
+
+
 def _run(parsed: ParsedData, N0: float, order: np.ndarray, tol: float, max_iter: int,
-         rng: np.random.Generator | None = None, init: np.ndarray | None = None) -> Iterator[SweepState]:
+         rng: np.random.Generator | None = None, init: np.ndarray | None = None,
+         threads: int = 1) -> Iterator[SweepState]:
     """The sweep loop shared by MAP-DP and, when ``rng`` is given, collapsed Gibbs sampling
     (which runs all ``max_iter`` sweeps: a sampler does not converge to a point).
 
     ``init`` (labels 0..K-1 without an empty cluster) replaces the start with every row in one
     cluster; the first-sweep count of Appendix B then does not apply (it exists only so that
-    a new cluster can open away from the all-in-one start)."""
+    a new cluster can open away from the all-in-one start). ``threads`` > 1 shares each
+    MAP-DP sweep of :data:`PARALLEL_SWEEP_ROWS` rows or more among that many threads, with the
+    same labels and E bit for bit (:func:`_sweep_rows`)."""
     t0 = time.perf_counter()
+    N = parsed.X.shape[0]
+    identity = np.arange(N, dtype=np.int64)
+    inverse = None
+    if not np.array_equal(order, identity):
+        # The rows are stored in visiting order, so that a sweep reads memory in sequence
+        # (1.3-1.8x faster at 400 000 rows than a random order): the same rows are visited and
+        # moved in the same sequence, so every number is the same.
+        parsed = ParsedData(np.ascontiguousarray(parsed.X[order]), parsed.names, parsed.blocks, parsed.categories)
+        inverse = np.argsort(order)
     model = ModelData(parsed)
-    N = model.N
-    labels = np.zeros(N, dtype=np.int64) if init is None else np.array(init, dtype=np.int64)
-    K = model.start(labels, order)
+    if inverse is not None:  # the data-only constants summed in the rows' own order, as without the copy
+        model.pconst_total = float(model.pconst[inverse].sum())
+    labels = np.zeros(N, dtype=np.int64) if init is None else np.array(init, dtype=np.int64)[order]
+    K = model.start(labels, identity)
     log_n0 = math.log(N0)
+    parallel = rng is None and threads > 1 and N >= PARALLEL_SWEEP_ROWS
+    pool = ThreadPoolExecutor(threads - 1) if parallel else None
+    try:
+        yield from _sweeps_of(model, labels, K, identity, None if inverse is None else order, inverse, N0, log_n0,
+                              tol, max_iter, rng, init, pool, threads, t0)
+    finally:
+        if pool is not None:
+            pool.shutdown()
+
+
+def _sweeps_of(model, labels, K, order, visit, inverse, N0, log_n0, tol, max_iter, rng, init, pool, threads, t0):
+    """``_run``'s sweeps over rows stored in visiting order (``order`` the identity; ``visit``
+    the input rows in that order, None when it is theirs); states give the labels in the
+    input's row order (``inverse``: input row -> stored position)."""
+    N = model.N
     E_old = math.inf
     for iteration in range(1, max_iter + 1):
         if rng is None and tol > 0 and iteration > 1 and changed == 0 and not (iteration == 2 and init is None):
@@ -84,25 +171,18 @@ def _run(parsed: ParsedData, N0: float, order: np.ndarray, tol: float, max_iter:
             # recomputing it, and E_new = E_old ends the run exactly as the sweep would have.
             yield dataclasses.replace(state, iteration=iteration, elapsed=time.perf_counter() - t0, converged=True)
             return
-        start, score, changed = 0, 0.0, 0
-        uniforms = rng.random(N) if rng is not None else _NO_SAMPLING
-        while True:
-            scores = np.empty(model.capacity + 1) if rng is not None else _NO_SAMPLING
-            stop, K, s, c = _kernels.sweep(order, start, labels, K, iteration == 1 and init is None, log_n0,
-                                           model.d_new, model.pconst, model.cnt, model.logcnt, model.fams,
-                                           uniforms, scores)
-            score += s
-            changed += c
-            if stop == N:
-                break
-            model.grow(K)
-            start = stop
+        uniforms = _NO_SAMPLING
+        if rng is not None:  # one draw per input row, as without the copy
+            uniforms = rng.random(N) if visit is None else rng.random(N)[visit]
+        shared = pool is not None and iteration > 1 and _worth_sharing(changed, N, K, model.parsed.X.shape[1])
+        K, score, changed = _sweep_rows(model, order, labels, K, iteration == 1 and init is None, log_n0, uniforms,
+                                        rng is not None, pool if shared else None, threads, SWEEP_BLOCK)
         K = model.compact(labels, K)
         sizes = model.cnt[:K]
         E = score - K * log_n0 - float(gammaln(sizes).sum())
         converged = rng is None and abs(E_old - E) < tol
         state = SweepState(
-            iteration=iteration, labels=labels, n_clusters=K, objective=E,
+            iteration=iteration, labels=labels if inverse is None else labels[inverse], n_clusters=K, objective=E,
             neg_log_joint=model.neg_log_joint(K, N0), n_changed=changed,
             cluster_sizes=sizes.astype(np.int64), summaries=model.summaries(K),
             elapsed=time.perf_counter() - t0, converged=converged,
@@ -405,7 +485,19 @@ class MAPDP(SweepEstimator):
         N = problem.n_rows
         order = np.arange(N, dtype=np.int64) if order is None else order
         return _run(problem.data, problem.settings["N0"], order, float(self.tol), int(self.max_iter),
-                    init=problem.settings.get("init"))
+                    init=problem.settings.get("init"), threads=self._sweep_threads(problem))
+
+    def _sweep_threads(self, problem: Problem) -> int:
+        """Threads that share each sweep: every core allowed by ``n_jobs`` when one run is all
+        there is (restarts on a subsample before it, or ``n_init=1``); otherwise the restarts
+        themselves fill the cores."""
+        if problem.settings.get("staged") is None and self._n_restarts() > 1:
+            return 1
+        cores = os.cpu_count() or 1
+        n_jobs = self.n_jobs
+        if n_jobs is None:
+            return cores
+        return max(1, min(cores, n_jobs) if n_jobs > 0 else cores + 1 + n_jobs)
 
     def _store(self, problem: Problem, state: SweepState, history) -> None:
         parsed = problem.data

@@ -163,3 +163,100 @@ def test_normal_gamma_pruning_keeps_the_reference_run(seed):
         np.testing.assert_array_equal(states[-1].labels, labels)
         np.testing.assert_allclose([s.objective for s in states], E, rtol=1e-9, atol=1e-9)
         assert states[-1].n_clusters >= 3
+
+
+def _tables():
+    """Tables that reach every branch of the shared sweep: Normal-Wishart (its mode pruning),
+    with gaps (no pruning for those rows), Normal-Gamma columns (their bound), a mixed table
+    with gaps, and many clusters (new ones opened inside a block, and the arrays grown)."""
+    rng = np.random.default_rng(4)
+    shapes = three_shapes(2, 400)
+    gappy = shapes.copy()
+    gappy[rng.random(gappy.shape) < 0.1] = np.nan
+    gappy[np.isnan(gappy).all(axis=1), 0] = 0.0
+    many = (rng.integers(0, 20, 600)[:, None] * 7.0 + rng.normal(0, 1, (600, 2)))
+    ng = np.column_stack([shapes, rng.normal(size=400)])
+    ng[rng.random(ng.shape) < 0.05] = np.nan
+    likelihood, prior = _spec(MIXED_SPEC)
+    return [
+        (shapes, "normal_wishart", None, 3.0),
+        (gappy, "normal_wishart", None, 3.0),
+        (ng, "normal_gamma", None, 0.5),
+        (mixed_data(40, n=300), likelihood, prior, 1.5),
+        (many, "spherical_gaussian", {"sigma2": 1.0}, 1.0),
+        (many, "normal_gamma", {"b0": 4.0, "c0": 0.01}, 3.0),
+    ]
+
+
+@pytest.mark.parametrize("case", range(6))
+@pytest.mark.parametrize("block", [1, 7, 64])
+def test_a_sweep_shared_by_threads_is_the_serial_sweep_bit_for_bit(case, block, monkeypatch):
+    X, likelihood, prior, N0 = _tables()[case]
+    monkeypatch.setattr(mapdp_module, "SWEEP_BLOCK", block)
+    monkeypatch.setattr(mapdp_module, "PARALLEL_SWEEP_ROWS", 0)
+    monkeypatch.setattr(mapdp_module, "_worth_sharing", lambda *args: True)
+    calls = []
+    prescore = _kernels.prescore
+
+    def counted(*args):
+        calls.append(1)
+        return prescore(*args)
+
+    monkeypatch.setattr(mapdp_module._kernels, "prescore", counted)
+    parsed = parse(X, likelihood, prior)
+    order = np.random.default_rng(case).permutation(len(X))
+    serial = list(mapdp_module._run(parsed, N0, order, 1e-6, 100))
+    assert not calls
+    shared = list(mapdp_module._run(parsed, N0, order, 1e-6, 100, threads=3))
+    assert len(calls) >= 3 * (len(shared) - 2)  # every sweep after the first, in blocks, by 3 threads
+    assert len(shared) == len(serial) and sum(s.n_changed for s in serial) > 0
+    for a, b in zip(shared, serial):
+        np.testing.assert_array_equal(a.labels, b.labels)
+        assert a.objective == b.objective and a.neg_log_joint == b.neg_log_joint and a.n_changed == b.n_changed
+    if case == 4:
+        assert serial[-1].n_clusters > 8  # past the first capacity: grown inside a sweep
+    start = serial[1].labels  # from a partition (no first-sweep count), still the same
+    serial = list(mapdp_module._run(parsed, N0, order, 1e-6, 100, init=start))
+    shared = list(mapdp_module._run(parsed, N0, order, 1e-6, 100, init=start, threads=2))
+    assert [s.objective for s in shared] == [s.objective for s in serial]
+    np.testing.assert_array_equal(shared[-1].labels, serial[-1].labels)
+
+
+def test_mapdp_shares_the_sweep_only_when_one_run_is_all_there_is():
+    X = three_shapes(1, 90)
+    problem = MAPDP(N0=3.0, likelihood="normal_wishart", prior=None, n_init=3)._validate(X)
+    assert MAPDP(N0=3.0, likelihood="normal_wishart", prior=None, n_init=3)._sweep_threads(problem) == 1
+    one = MAPDP(N0=3.0, likelihood="normal_wishart", prior=None, n_init=1)
+    import os
+
+    assert one._sweep_threads(problem) == (os.cpu_count() or 1)
+    assert MAPDP(N0=3.0, likelihood="normal_wishart", prior=None, n_init=1, n_jobs=1)._sweep_threads(problem) == 1
+
+
+@pytest.mark.parametrize("case", [0, 1, 3])
+def test_rows_stored_in_visiting_order_give_the_same_numbers(case):
+    """_run copies the rows into visiting order (memory read in sequence); the run must be
+    the one over the table as given, bit for bit, for MAP-DP and for Gibbs's draws."""
+    X, likelihood, prior, N0 = _tables()[case]
+    order = np.random.default_rng(9).permutation(len(X))
+    ident = np.arange(len(X))
+    given = list(mapdp_module._run(parse(X, likelihood, prior), N0, order, 1e-6, 100))
+    stored = list(mapdp_module._run(parse(X[order], likelihood, prior), N0, ident, 1e-6, 100))
+    assert len(given) == len(stored)
+    for a, b in zip(given, stored):
+        np.testing.assert_array_equal(a.labels[order], b.labels)
+        assert a.objective == b.objective and a.neg_log_joint == b.neg_log_joint
+
+    class Permuted:  # row t of X[order] gets the draw row order[t] gets in the run on X
+        def __init__(self):
+            self.base = np.random.default_rng(3)
+
+        def random(self, n):
+            return self.base.random(n)[order]
+
+    gibbs = list(mapdp_module._run(parse(X, likelihood, prior), N0, order, 0.0, 4, np.random.default_rng(3)))
+    twin = list(mapdp_module._run(parse(X[order], likelihood, prior), N0, ident, 0.0, 4, Permuted()))
+    assert sum(s.n_changed for s in gibbs) > 0
+    for a, b in zip(gibbs, twin):
+        np.testing.assert_array_equal(a.labels[order], b.labels)
+        assert a.objective == b.objective
