@@ -379,12 +379,17 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
 
     models: dict[tuple, ModelData] = {}
 
+    def parsed_for(cand):
+        """The searched rows under a candidate's prior (one per prior setting)."""
+        if cand[:3] not in parsed_of:
+            parsed_of[cand[:3]] = parse(Xs, structured_likelihood(likelihood, cand[0]), prior_for(Xs, cand))
+        return parsed_of[cand[:3]]
+
     def joint(key: bytes, cand) -> float:
         """-ln p(X, z | theta0, N0) of a pooled partition z under a candidate's prior and N0."""
         if (key, cand) not in joints:
             if cand[:3] not in models:  # one set of statistics per prior, reloaded per partition
-                parsed_of[cand[:3]] = parse(Xs, structured_likelihood(likelihood, cand[0]), prior_for(Xs, cand))
-                models[cand[:3]] = ModelData(parsed_of[cand[:3]])
+                models[cand[:3]] = ModelData(parsed_for(cand))
             model = models[cand[:3]]
             K = model.start(pool[key])
             joints[(key, cand)] = model.neg_log_joint(K, cand[3])
@@ -440,7 +445,8 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
     final_likelihood = structured_likelihood(likelihood, structure)
     final_prior = prior_for(X, best)
     return AutoChoice(final_likelihood, final_prior, float(n0), float(spread), float(weight), structure, table,
-                      len(Xs), found[0], pool[found[1]], rows if len(Xs) < N else None, parsed_of[best[:3]])
+                      len(Xs), found[0], pool[found[1]], rows if len(Xs) < N else None,
+                      parsed_for(best) if len(Xs) < N else None)
 
 
 def _oversegmented(parsed, seed: int) -> np.ndarray:
