@@ -163,7 +163,7 @@ def _ng_loses(i, k, cut, X, loc, ivs, hexp, const):
 
 @njit(cache=True, nogil=True, _nrt=False)
 def sweep(order, start, stop_at, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logcnt, fams,
-          uniforms, scores, pre, pre_t0, pre_k, dirty, score_sum):
+          uniforms, scores, pre, pre_t0, pre_k, dirty, score_sum, prescoring):
     """One Gauss-Seidel sweep over ``order[start:stop_at]``; mutates labels and statistics.
 
     MAP-DP takes the argmin of the scores d_ik - ln N_k^{-i}. With ``uniforms`` of length
@@ -171,13 +171,18 @@ def sweep(order, start, stop_at, labels, K, first_sweep, log_n0, d_new, pconst, 
     Algorithm 3): z_i is drawn with probability proportional to exp(-score), using
     ``scores`` (length >= capacity + 1) as scratch space.
 
-    ``pre`` (rows x capacity; zero rows when unused) holds the scores :func:`prescore` gave
-    rows ``order[pre_t0:]`` against clusters ``0..pre_k-1`` before this call, computed in
-    parallel by other threads. A cluster whose statistics no move of this call has touched
-    (``dirty`` is 0; the call zeroes it) still has exactly those statistics, so its score is
-    taken from ``pre`` bit for bit instead of being recomputed; the others are scored here.
-    The argmin, ties and E are therefore those of the plain sweep (optimistic concurrency
-    with serial validation: Pan, Gonzalez, Jegelka, Broderick & Jordan 2013).
+    Shared by threads (optimistic concurrency with serial validation: Pan, Gonzalez, Jegelka,
+    Broderick & Jordan 2013), a block of rows is first scored by several threads at once, each
+    calling this kernel with ``prescoring`` on its part of the block: it writes, into
+    ``pre[t - pre_t0]``, the score of the row's own cluster without it (+inf when alone) and of
+    every other cluster 0..K-1 (+inf when empty, NaN where a pruning bound shows it loses to
+    the own cluster), reads the statistics only and moves nothing (each thread passes ``fams``
+    with scratch arrays of its own and a ``dirty`` of its own). Then one call visits the
+    block's rows in order with that ``pre`` and ``pre_k`` = K: a cluster whose statistics no
+    move of this call has touched (``dirty`` 0; the call zeroes it) still has exactly those
+    statistics, so its score is taken from ``pre`` bit for bit; the others are scored here. The
+    argmin, ties and E are those of the plain sweep (``pre`` with zero rows). The scoring code
+    is the same in both modes, so it is compiled once.
 
     Returns ``(stop, K, score_sum, n_changed)``. ``stop < stop_at`` means the cluster arrays
     are full: grow them and call again from ``stop``. ``score_sum`` adds up the chosen score
@@ -208,7 +213,7 @@ def sweep(order, start, stop_at, labels, K, first_sweep, log_n0, d_new, pconst, 
         i = order[t]
         k_old = labels[i]
         row = t - pre_t0
-        use_pre = not sample and row >= 0 and row < pre.shape[0]
+        use_pre = not (sample or prescoring) and row >= 0 and row < pre.shape[0]
         own_clean = use_pre and dirty[k_old] == 0
         # the bound below holds for the full Student-t only, not for a row with gaps
         prune = nw_only
@@ -231,12 +236,18 @@ def sweep(order, start, stop_at, labels, K, first_sweep, log_n0, d_new, pconst, 
                 log_nk = 0.0 if (first_sweep and k_old == 0) else math.log(n_without)
                 best = _nlp_loo(i, k_old, fams) - log_nk
             best_k = k_old
+        if prescoring:
+            pre[row, k_old] = best
         if sample:
             for k in range(K + 1):
                 scores[k] = np.inf
             scores[k_old] = best
         for k in range(K):
-            if k == k_old or cnt[k] <= 0.0:  # cnt 0: emptied during this sweep, score +inf
+            if k == k_old:
+                continue
+            if cnt[k] <= 0.0:  # cnt 0: emptied during this sweep, score +inf
+                if prescoring:
+                    pre[row, k] = np.inf
                 continue
             if use_pre and k < pre_k and dirty[k] == 0:
                 s = pre[row, k]
@@ -248,16 +259,27 @@ def sweep(order, start, stop_at, labels, K, first_sweep, log_n0, d_new, pconst, 
                 if own_clean:
                     continue  # NaN: a bound showed it loses to the (unchanged) own cluster
             log_nk = 0.0 if (first_sweep and k == 0) else logcnt[k]
+            # prescoring keeps best at the own cluster's score: a cluster marked as losing
+            # loses to the own cluster, which stays true while that cluster is untouched
             if prune and nw_const[k] - log_nk > best:
+                if prescoring:
+                    pre[row, k] = np.nan
                 continue  # the Student-t's value at its mode already loses (log1p(.) >= 0)
             if ng_only and _ng_loses(i, k, best + log_nk, ng_X, ng_loc, ng_ivs, ng_hexp, ng_const):
+                if prescoring:
+                    pre[row, k] = np.nan
                 continue
             s = _nlp(i, k, fams) - log_nk
+            if prescoring:
+                pre[row, k] = s
+                continue
             if sample:
                 scores[k] = s
             if s < best or (s == best and k < best_k):  # ties go to the lowest index
                 best = s
                 best_k = k
+        if prescoring:
+            continue
         s_new = d_new[i] - log_n0
         if s_new < best:
             best = s_new
@@ -296,55 +318,6 @@ def sweep(order, start, stop_at, labels, K, first_sweep, log_n0, d_new, pconst, 
         logcnt[k] = math.log(cnt[k])
         dirty[k] = 1
     return stop_at, K, score_sum, n_changed
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def prescore(order, t0, t1, labels, K, first_sweep, cnt, logcnt, fams, pre, pre_t0):
-    """The scores :func:`sweep` would give rows ``order[t0:t1]`` against clusters 0..K-1 with
-    the statistics as they are now, into ``pre[t - pre_t0]``: the row's own cluster without
-    it (+inf when the row is alone there), +inf for an empty cluster, and NaN where a pruning
-    bound (the sweep's, against the own cluster's score) shows the cluster loses. Reads the
-    statistics only, so several threads may run it at once on disjoint rows, each with its
-    own scratch arrays in ``fams`` (:meth:`mapdp_core._model.ModelData.private_fams`)."""
-    nw_X = fams[2][0]
-    nw_const = fams[2][12]
-    ng_X = fams[1][0]
-    ng_loc = fams[1][8]
-    ng_ivs = fams[1][9]
-    ng_hexp = fams[1][10]
-    ng_const = fams[1][11]
-    n_columns = (fams[0][0].shape[1] + fams[1][0].shape[1] + fams[2][0].shape[1] + fams[3][0].shape[1] + fams[4][0].shape[1] + fams[5][0].shape[1] + fams[6][0].shape[1] + fams[7][0].shape[1])
-    nw_only = nw_X.shape[1] > 0 and n_columns == nw_X.shape[1]
-    ng_only = ng_X.shape[1] > 1 and n_columns == ng_X.shape[1]
-    for t in range(t0, t1):
-        i = order[t]
-        row = t - pre_t0
-        k_old = labels[i]
-        prune = nw_only
-        if nw_only:
-            for a in range(nw_X.shape[1]):
-                if nw_X[i, a] != nw_X[i, a]:
-                    prune = False
-        own = np.inf
-        n_without = cnt[k_old] - 1.0
-        if n_without > 0.0:
-            log_nk = 0.0 if (first_sweep and k_old == 0) else math.log(n_without)
-            own = _nlp_loo(i, k_old, fams) - log_nk
-        pre[row, k_old] = own
-        for k in range(K):
-            if k == k_old:
-                continue
-            if cnt[k] <= 0.0:
-                pre[row, k] = np.inf
-                continue
-            log_nk = 0.0 if (first_sweep and k == 0) else logcnt[k]
-            if prune and nw_const[k] - log_nk > own:
-                pre[row, k] = np.nan
-                continue
-            if ng_only and _ng_loses(i, k, own + log_nk, ng_X, ng_loc, ng_ivs, ng_hexp, ng_const):
-                pre[row, k] = np.nan
-                continue
-            pre[row, k] = _nlp(i, k, fams) - log_nk
 
 
 @njit(cache=True, nogil=True, _nrt=False)

@@ -178,7 +178,7 @@ class ModelData:
     def private_fams(self, fams=None):
         """``fams`` (default the model's) with scratch space of its own (the families' "work"
         arrays), the rest shared: for a kernel that only reads the statistics in another
-        thread at the same time as others (:func:`_kernels.prescore`, ``score_rows``)."""
+        thread at the same time as others (the sweep's prescoring, ``score_rows``)."""
         fams = self.fams if fams is None else fams
         return tuple(tuple(a.copy() if name == "work" and j < module.N_FIXED else a
                            for j, (name, a) in enumerate(zip(module.LAYOUT, fam)))

@@ -44,7 +44,7 @@ def sweep_argument_types(model=None) -> tuple:
     no_sampling = np.zeros(0)
     args = (np.arange(N, dtype=np.int64), 0, N, np.zeros(N, dtype=np.int64), 1, True, 0.0, model.d_new,
             model.pconst, model.cnt, model.logcnt, model.fams, no_sampling, no_sampling, np.zeros((0, 0)), 0, 0,
-            np.zeros(model.capacity, dtype=np.uint8), 0.0)
+            np.zeros(model.capacity, dtype=np.uint8), 0.0, False)
     return tuple(numba.typeof(a) for a in args)
 
 
@@ -71,8 +71,6 @@ def compile_others() -> None:
     _kernels.log_marginals(1, model.fams, np.zeros(1))
     _kernels.cluster_nlp(0, 1, model.fams, np.zeros(1))
     _kernels.score_rows(1, 1, model.fams, np.zeros((N, 1)), np.zeros(N), np.zeros(N))
-    _kernels.prescore(np.arange(N, dtype=np.int64), 0, N, labels, 1, True, model.cnt, model.logcnt, model.fams,
-                      np.zeros((N, model.capacity)), 0)
     for name, cls in ALGORITHMS.items():
         hook = getattr(cls, "warm_up", None)
         if hook is not None and cls.precompile and name not in SWEEP_ALGORITHMS:

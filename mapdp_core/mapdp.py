@@ -100,19 +100,25 @@ def _sweep_rows(model: ModelData, order, labels, K: int, first_sweep: bool, log_
         t1 = min(t + block, N) if pool is not None else N
         pre, pre_k = _NO_PRE, 0
         if pool is not None:
+            if K >= model.capacity:  # the scoring calls would stop at once, as a full sweep does
+                model.grow(K)
             pre = np.empty((t1 - t, model.capacity))
             cuts = np.linspace(t, t1, threads + 1).astype(np.int64)
-            args = (labels, K, first_sweep, model.cnt, model.logcnt)
-            jobs = [pool.submit(_kernels.prescore, order, cuts[j], cuts[j + 1], *args, model.private_fams(), pre, t)
-                    for j in range(1, threads)]
-            _kernels.prescore(order, cuts[0], cuts[1], *args, model.fams, pre, t)
+
+            def prescore(j, fams):
+                return _kernels.sweep(order, cuts[j], cuts[j + 1], labels, K, first_sweep, log_n0, model.d_new,
+                                      model.pconst, model.cnt, model.logcnt, fams, uniforms, _NO_SAMPLING, pre, t,
+                                      0, np.zeros(model.capacity, dtype=np.uint8), 0.0, True)
+
+            jobs = [pool.submit(prescore, j, model.private_fams()) for j in range(1, threads)]
+            prescore(0, model.fams)
             for job in jobs:
                 job.result()
             pre_k = K
         scores = np.empty(model.capacity + 1) if sampling else _NO_SAMPLING
         stop, K, score, c = _kernels.sweep(order, t, t1, labels, K, first_sweep, log_n0, model.d_new, model.pconst,
                                            model.cnt, model.logcnt, model.fams, uniforms, scores, pre, t, pre_k,
-                                           np.zeros(model.capacity, dtype=np.uint8), score)
+                                           np.zeros(model.capacity, dtype=np.uint8), score, False)
         changed += c
         if stop < t1:
             model.grow(K)  # the block's remaining rows are scored again, against the grown arrays
