@@ -364,7 +364,8 @@ class MAPDP(SweepEstimator):
         K, neg_log_joint, seconds, chosen); None when nothing was searched.
     hyperparameters_ : dict
         The chosen knobs: structure, spread and weight (relative to the empirical-Bayes
-        defaults), N0, and the rows the search used.
+        defaults), N0, the rows the search used, and the rows on which the structure was
+        checked again (large tables; 0 otherwise).
     n_features_in_ : int
     """
 
@@ -587,7 +588,8 @@ class MAPDP(SweepEstimator):
                                  else pd.DataFrame(columns=["column", "role", "reason"]))
         self.hyperparameter_search_ = choice.table.copy() if choice is not None else None
         self.hyperparameters_ = ({"structure": choice.structure, "spread": choice.spread, "weight": choice.weight,
-                                  "N0": choice.N0, "rows_searched": choice.rows_searched}
+                                  "N0": choice.N0, "rows_searched": choice.rows_searched,
+                                  "rows_checked": choice.rows_checked}
                                  if choice is not None else {"N0": self.N0_})
 
     #: label that ``predict`` gives a row for which a new cluster is the most probable

@@ -226,3 +226,29 @@ def test_a_subsampled_search_extends_to_every_row(monkeypatch):
     m = _fit(df)
     assert m.hyperparameters_["rows_searched"] == 60 and len(m.labels_) == len(df)
     assert clustering_scores(z, m.labels_)["nmi"] > 0.8
+
+
+@pytest.mark.parametrize("check_rows", [150, 10_000])
+def test_a_subsampled_search_checks_the_structure_on_more_rows(monkeypatch, check_rows):
+    """Stage 4: on a table searched on a subsample with both structures offered, the chosen
+    candidate and the other structure's best are fitted again on CHECK_ROWS rows (here fewer
+    than the table, then all of it) and the lower exact joint there wins; the fit starts from
+    that partition and the choice is recorded."""
+    import mapdp_core.auto as auto
+
+    monkeypatch.setattr(auto, "SEARCH_ROWS", 40)
+    monkeypatch.setattr(auto, "CHECK_ROWS", check_rows)
+    rng = np.random.default_rng(2)
+    z = rng.integers(0, 3, 400)
+    cov = np.array([[1.0, 0.95, 0.9], [0.95, 1.0, 0.95], [0.9, 0.95, 1.0]])  # thin, strongly correlated clusters
+    X = rng.multivariate_normal(np.zeros(3), cov * 0.2, 400) + np.array([[0, 0, 0], [2, -2, 0], [-2, 0, 2]])[z]
+    m = MAPDP(random_state=0).fit(pd.DataFrame(X, columns=["a", "b", "c"]))
+    table = m.hyperparameter_search_
+    check = table[table["stage"] == 4]
+    assert len(check) == 2 and set(check["structure"]) == {"independent", "joint"}
+    assert m.hyperparameters_["rows_checked"] == min(check_rows, 400)
+    winner = check.loc[check["neg_log_joint"].idxmin()]
+    assert m.hyperparameters_["structure"] == winner["structure"]
+    if check_rows >= 400:  # checked on every row: the fit starts there and MAP-DP never raises the joint
+        assert m.neg_log_joint_ <= winner["neg_log_joint"] + 1e-6
+    assert len(m.labels_) == 400
