@@ -31,7 +31,7 @@ from .datasets import load_dataset
 from .dpmeans import dpmeans_lambda_for_k
 from .estimator import SweepEstimator, summarize_restart
 from .loading import prepare
-from .metrics import clustering_scores, match_labels
+from .metrics import clustering_scores, codes, match_labels
 from .registry import ALGORITHMS, algorithm
 from .spec import parse
 from .state import SweepState
@@ -830,7 +830,7 @@ def _ellipses(coords: np.ndarray, labels: np.ndarray, max_clusters: int = 40, n_
         coords, labels = coords[labels >= 0], labels[labels >= 0]
     if labels.size == 0:
         return []
-    ids, inv, counts = np.unique(labels, return_inverse=True, return_counts=True)
+    ids, inv, counts = codes(labels, return_counts=True)
     x, y = coords[:, 0], coords[:, 1]
     s = [np.bincount(inv, weights=w, minlength=ids.size) for w in (x, y, x * x, x * y, y * y)]
     t = np.linspace(0.0, 2.0 * np.pi, 31)

@@ -59,10 +59,10 @@ elif source == "Simulated":
         if kind.startswith("PLOS"):
             section = c1.selectbox("Scenario", list(PLOS_SCENARIOS), key=kept("w_gen_section"),
                                    format_func=lambda s: f"{s}: {PLOS_SCENARIOS[s][:40]}")
-            n = c2.number_input("Points", 20, 200_000, step=1000, key=kept("w_gen_n"))
+            n = c2.number_input("Points", 20, 1_000_000, step=1000, key=kept("w_gen_n"))
             make = lambda: common.scenario(section, int(n), int(seed))  # noqa: E731
         elif kind.startswith("Dirichlet"):
-            n = c1.number_input("Points", 20, 200_000, step=500, key=kept("w_gen_crp_n"))
+            n = c1.number_input("Points", 20, 1_000_000, step=500, key=kept("w_gen_crp_n"))
             n0 = c2.number_input("N0 of the generator", 0.1, 50.0, key=kept("w_gen_crp_n0"))
             dim = c3.number_input("Dimensions", 1, 10, key=kept("w_gen_crp_d"))
             make = lambda: explorer.crp_data(int(n), float(n0), int(dim), int(seed))  # noqa: E731

@@ -158,3 +158,19 @@ def test_sequence_of_partial_frames_keeps_grey_rows_grey():
     np.testing.assert_array_equal(out[1], np.r_[[1, 1, 1, 1, 2, 2], np.full(6, -1)])
     # the cluster first seen in the last frame gets a new id, never the -1 of the rows it takes
     np.testing.assert_array_equal(out[2], np.repeat([1, 2, 3], 4))
+
+
+def test_codes_equals_numpy_unique_on_every_kind_of_label():
+    from mapdp_core.metrics import codes
+
+    rng = np.random.default_rng(3)
+    cases = [rng.integers(0, 5, 1000), rng.integers(0, 10**9, 50), np.array([3, 3, 7]), np.array([-1, 0, 2, -1]),
+             np.array([], dtype=np.int64), rng.integers(0, 3, 20).astype(np.uint8), np.array([0]),
+             rng.integers(0, 300, 40), np.array([10**6, 2])]
+    for x in cases:
+        got = codes(x, return_counts=True)
+        want = np.unique(x, return_inverse=True, return_counts=True)
+        for g, w in zip(got, want):
+            assert np.array_equal(g, w), x
+        ids, inverse = codes(x)
+        assert np.array_equal(ids[inverse], x)
