@@ -20,7 +20,7 @@ PAGES = [
     st.Page("pages/tune.py", title="Tune", icon=":material/tune:"),
     st.Page("pages/subtypes.py", title="Subtypes", icon=":material/groups:"),
     st.Page("pages/predict.py", title="Predict", icon=":material/person_search:"),
-    st.Page("pages/sequences.py", title="Sequences and subjects", icon=":material/timeline:"),
+    st.Page("pages/sequences.py", title="Sequences, groups and subjects", icon=":material/timeline:"),
 ]
 # Because pages/ exists, Streamlit first runs a "pages folder" shim that lists every file of pages/
 # by its lower-case name ("app", "compare", ...) until this script's st.navigation replaces the

@@ -417,3 +417,22 @@ def trajectory_figure(long: pd.DataFrame, clusters: pd.DataFrame, x_title: str =
     fig.update_xaxes(showgrid=True)
     fig.update_yaxes(showgrid=True)
     return fig
+
+
+def group_mix_figure(mix: pd.DataFrame, title: str = "", max_groups: int = 80, height: int | None = None) -> go.Figure:
+    """Each group's share of every cluster as one stacked bar (clusters in the animation's colours).
+
+    ``mix``: groups as rows (in the order to draw), cluster ids as columns, shares summing to
+    1 per row (:class:`mapdp_core.sequences.GroupFit`); the first ``max_groups`` are drawn."""
+    mix = mix.iloc[:max_groups]
+    fig = go.Figure()
+    names = [str(g) for g in mix.index]
+    for k in mix.columns:
+        fig.add_trace(go.Bar(x=names, y=mix[k].to_numpy(dtype=float), name=f"cluster {k}",
+                             marker_color=PALETTE[int(k) % len(PALETTE)] if int(k) >= 0 else "#BBBBBB",
+                             hovertemplate="group %{x}: %{y:.0%} in cluster " + str(k) + "<extra></extra>"))
+    fig.update_layout(barmode="stack", height=height or 320, margin={"l": 10, "r": 10, "t": 40 if title else 10,
+                      "b": 10}, title={"text": title, "font": {"size": 13}} if title else None,
+                      yaxis={"title": "share of the group's rows", "tickformat": ".0%", "range": [0, 1]},
+                      xaxis={"title": "group", "type": "category"}, legend_title_text="cluster")
+    return fig

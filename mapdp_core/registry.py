@@ -11,8 +11,11 @@ import time
 from .dpmeans import DPMeans
 from .estimator import SweepEstimator
 from .gibbs import CollapsedGibbs
+from .hdp import HardHDP, HardHDPHMM
+from .ihmm import MAPIHMM
 from .kmeans import KMeans
 from .mapdp import MAPDP
+from .mixed_effects import MixedEffectsMAPDP
 from .mixtures import EMGaussianMixture, VariationalDP
 from .search import DPSearch
 from .sugs import SUGS
@@ -23,6 +26,48 @@ ALGORITHMS: dict[str, type[SweepEstimator]] = {
     cls.name: cls for cls in (MAPDP, KMeans, DPMeans, CollapsedGibbs, SUGS, VSUGS, DPSearch, EMGaussianMixture,
                               VariationalDP)
 }
+
+
+#: The roles a column can play besides "feature", as the Data page sets them: ``"time"`` orders
+#: the rows as a time series (several series when a group column is set too), ``"group"``
+#: says which group or subject a row belongs to (a school, a ward, a patient seen at several
+#: visits).
+ROLES = ("time", "group")
+
+#: The algorithms for data with more structure than a table of exchangeable rows, by display
+#: name: the estimator class and the column roles it needs (issue 16). Their ``fit`` takes the
+#: structure as an argument (``lengths``, ``groups``), so they are not run on a plain table,
+#: and the app shows each only when the data have its roles (:func:`available`).
+STRUCTURED: dict[str, tuple[type[SweepEstimator], frozenset]] = {
+    MAPIHMM.name: (MAPIHMM, frozenset({"time"})),
+    HardHDPHMM.name: (HardHDPHMM, frozenset({"time"})),
+    HardHDP.name: (HardHDP, frozenset({"group"})),
+    MixedEffectsMAPDP.name: (MixedEffectsMAPDP, frozenset({"group"})),
+}
+
+
+def needs(name: str) -> frozenset:
+    """The column roles the algorithm ``name`` needs (empty for a table algorithm)."""
+    if name in STRUCTURED:
+        return STRUCTURED[name][1]
+    algorithm(name)  # a clear error for an unknown name
+    return frozenset()
+
+
+def available(roles=()) -> list[str]:
+    """The algorithms the data allow, by display name: every table algorithm, then each
+    structured one whose roles are all among ``roles`` (an iterable of :data:`ROLES`).
+
+    >>> available() == list(ALGORITHMS)
+    True
+    >>> [a for a in available({"time"}) if a in STRUCTURED]
+    ['MAP-iHMM', 'Hard HDP-HMM']
+    """
+    roles = frozenset(roles)
+    unknown = sorted(roles - set(ROLES))
+    if unknown:
+        raise ValueError(f"unknown column role(s) {unknown}; the roles are {list(ROLES)}.")
+    return list(ALGORITHMS) + [name for name, (_, wanted) in STRUCTURED.items() if wanted <= roles]
 
 
 def register(cls: type[SweepEstimator]) -> type[SweepEstimator]:
@@ -36,11 +81,12 @@ def register(cls: type[SweepEstimator]) -> type[SweepEstimator]:
 
 
 def algorithm(name: str) -> type[SweepEstimator]:
-    """The estimator class registered as ``name``."""
-    try:
+    """The estimator class registered as ``name`` (a table algorithm or a structured one)."""
+    if name in ALGORITHMS:
         return ALGORITHMS[name]
-    except KeyError:
-        raise ValueError(f"unknown algorithm {name!r}; choose among {list(ALGORITHMS)}.") from None
+    if name in STRUCTURED:
+        return STRUCTURED[name][0]
+    raise ValueError(f"unknown algorithm {name!r}; choose among {list(ALGORITHMS) + list(STRUCTURED)}.")
 
 
 def warm_up(everything: bool = False) -> float:

@@ -7,7 +7,10 @@
   truth (or to MAP-iHMM) so that a state keeps its colour across algorithms.
 * :func:`trajectory_fit` clusters subjects by their regression lines with
   :class:`~mapdp_core.MixedEffectsMAPDP` (EJS Section 7), X = [1, time].
-* :func:`hmm_demo` and :func:`longitudinal_demo` simulate data for the page's demos.
+* :func:`group_fit` finds clusters shared across groups (schools, wards) with the hard HDP
+  (Huggins et al., eq 19) beside the group-blind MAP-DP, with each group's mix of clusters.
+* :func:`hmm_demo`, :func:`longitudinal_demo` and :func:`grouped_demo` simulate data for the
+  page's demos.
 """
 from __future__ import annotations
 
@@ -16,7 +19,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .hdp import HardHDPHMM
+from .dpmeans import DPMeans
+from .hdp import HardHDP, HardHDPHMM, default_lambdas
 from .ihmm import MAPIHMM
 from .mapdp import MAPDP
 from .metrics import clustering_scores, match_labels
@@ -24,7 +28,8 @@ from .mixed_effects import MixedEffectsMAPDP
 from .synthetic import hmm_sequence
 
 __all__ = ["SEQUENCE_ALGORITHMS", "SequenceRun", "Trajectories", "order_rows", "sequence_matrix", "sequence_runs",
-           "sequence_summary", "SequenceData", "prepare_sequence", "trajectory_fit", "hmm_demo", "longitudinal_demo"]
+           "sequence_summary", "SequenceData", "prepare_sequence", "trajectory_fit", "hmm_demo", "longitudinal_demo",
+           "GroupFit", "group_fit", "grouped_demo", "PENALTY_SCALES"]
 
 SEQUENCE_ALGORITHMS = ("MAP-iHMM", "Hard HDP-HMM", "MAP-DP (time-blind)")
 #: Most sweeps kept per algorithm for the sweep selector (first and last always kept).
@@ -95,24 +100,41 @@ def _thin(states: list, cap: int = MAX_SWEEPS_SHOWN) -> list:
     return [states[i] for i in keep]
 
 
-def _estimators(N0: float, M0: float) -> dict:
+#: The multiples of the hard models' data-driven penalties (:func:`~mapdp_core.hdp.default_lambdas`)
+#: offered by the page: below 1, more states or clusters; above 1, fewer.
+PENALTY_SCALES = (0.25, 0.5, 1.0, 2.0, 4.0)
+
+
+def _scaled_lambdas(X: np.ndarray, model: str, scale: float) -> dict:
+    lam_global, lam_local = default_lambdas(X, model=model)
+    return {"lambda_global": float(scale) * lam_global, "lambda_local": float(scale) * lam_local}
+
+
+def _estimators(N0: float, M0: float, penalty: float) -> dict:
     return {"MAP-iHMM": lambda X, L: MAPIHMM(N0=N0, M0=M0, likelihood="normal_wishart", prior=None,
                                              max_iter=50).iter_sweeps(X, L),
-            "Hard HDP-HMM": lambda X, L: HardHDPHMM(max_iter=50).iter_sweeps(X, L),
+            "Hard HDP-HMM": lambda X, L: HardHDPHMM(max_iter=50, **_scaled_lambdas(X, "hmm", penalty)
+                                                    ).iter_sweeps(X, L),
             "MAP-DP (time-blind)": lambda X, L: MAPDP(N0=N0, likelihood="normal_wishart", prior=None,
                                                       max_iter=50, random_state=0).iter_sweeps(X)}
 
 
 def sequence_runs(X: np.ndarray, lengths=None, truth=None, *, N0: float = 3.0, M0: float = 2.0,
-                  algorithms=SEQUENCE_ALGORITHMS) -> list[SequenceRun]:
+                  algorithms=SEQUENCE_ALGORITHMS, penalty: float = 1.0) -> list[SequenceRun]:
     """Run the sequence algorithms on ``X`` (T, D), rows in time order; ``lengths`` splits the rows
     into sequences. Every shown sweep's labels are matched to ``truth`` (codes, -1 unknown) when
     given, else to the first algorithm's final labels, so that one state keeps one colour.
-    An algorithm that fails is recorded with its error (the others still run)."""
+    ``penalty`` multiplies the hard HDP-HMM's data-driven λs. An algorithm that fails is
+    recorded with its error (the others still run)."""
     import time
 
     X = np.ascontiguousarray(X, dtype=float)
-    makers = _estimators(float(N0), float(M0))
+    unknown = [a for a in algorithms if a not in SEQUENCE_ALGORITHMS]
+    if unknown:
+        raise ValueError(f"unknown sequence algorithm(s) {unknown}; choose among {list(SEQUENCE_ALGORITHMS)}.")
+    if not float(penalty) > 0:
+        raise ValueError(f"penalty must be a positive multiple of the default λs, got {penalty!r}.")
+    makers = _estimators(float(N0), float(M0), float(penalty))
     runs = []
     for name in algorithms:
         t0 = time.perf_counter()
@@ -285,3 +307,93 @@ def prepare_sequence(table: pd.DataFrame, features: pd.DataFrame, time_column, s
         x, x_title = np.arange(len(order)), f"step (the {len(lengths)} subjects' sequences one after another)"
     t = None if truth is None else np.asarray(truth)[order]
     return SequenceData(X, cols, values[cols], x, x_title, lengths, t, " ".join(note))
+
+
+# ----------------------------------------------------------------------------- groups
+
+#: The algorithms of the grouped view: the hard HDP and, for contrast, two that ignore the groups.
+GROUP_ALGORITHMS = ("Hard HDP", "DP-means (group-blind)", "MAP-DP (group-blind)")
+
+
+@dataclass
+class GroupFit:
+    """Clusters shared across groups: each algorithm's labels (rows as given, colours matched),
+    the summary per algorithm and, per algorithm, each group's share of every cluster."""
+
+    columns: list                # the features used (z-scored for the fits)
+    values: pd.DataFrame         # those columns, original units, the rows used
+    groups: np.ndarray           # the group of each row used
+    labels: dict                 # algorithm -> ndarray of cluster ids
+    summary: pd.DataFrame        # algorithm, K, clusters per group (mean), seconds, NMI/ARI
+    mix: dict                    # algorithm -> DataFrame (group x cluster shares, rows sum to 1)
+    note: str = ""
+
+
+def group_fit(table: pd.DataFrame, features: pd.DataFrame, group_column, *, truth=None, penalty: float = 1.0,
+              N0: float = 3.0, exclude=()) -> GroupFit:
+    """Cluster the rows of a grouped table three ways: the hard HDP (clusters shared across the
+    groups, each group paying ``lambda_local`` for every cluster it uses beyond its first;
+    Huggins et al. eq 19 with erratum H5), DP-means with the HDP's one-group threshold
+    (``lambda_global + lambda_local``, the HDP with one group), ignoring the groups, and MAP-DP
+    (its automatic choices), ignoring them too.
+
+    ``features``: rows aligned with ``table``; its numeric columns other than the group (and
+    ``exclude``) are z-scored, a gap set to 0. ``penalty`` multiplies the hard HDP's
+    data-driven λs (:func:`~mapdp_core.hdp.default_lambdas`). Rows without a group are left out."""
+    import time
+
+    if group_column not in table.columns:
+        raise ValueError(f"group column {group_column!r} is not in the table.")
+    if not float(penalty) > 0:
+        raise ValueError(f"penalty must be a positive multiple of the default λs, got {penalty!r}.")
+    keep = table[group_column].notna().to_numpy()
+    if keep.sum() < 2:
+        raise ValueError("at least two rows with a group are needed.")
+    groups = table[group_column].to_numpy()[keep]
+    if len(pd.unique(groups)) < 2:
+        raise ValueError(f"the column {group_column!r} has a single group: choose a column with several groups.")
+    values = features[keep].reset_index(drop=True)
+    X, cols = sequence_matrix(values, exclude=(group_column, *exclude))
+    note = f"{int((~keep).sum()):,} rows without a group are left out." if (~keep).any() else ""
+    lam = _scaled_lambdas(X, "hdp", penalty)
+    makers = {
+        "Hard HDP": lambda: HardHDP(**lam).fit(X, groups=groups).labels_,
+        "DP-means (group-blind)": lambda: DPMeans(lam=lam["lambda_global"] + lam["lambda_local"]).fit(X).labels_,
+        "MAP-DP (group-blind)": lambda: MAPDP(N0=N0, likelihood="normal_wishart", prior=None,
+                                             random_state=0).fit(X).labels_,
+    }
+    reference = None if truth is None else np.asarray(truth)[keep]
+    labels, rows, mix = {}, [], {}
+    codes = pd.Categorical(groups, categories=pd.unique(groups), ordered=True).codes
+    for name, make in makers.items():
+        t0 = time.perf_counter()
+        z = np.asarray(make(), dtype=np.int64)
+        seconds = time.perf_counter() - t0
+        ref = reference if reference is not None and (reference >= 0).any() else labels.get("Hard HDP")
+        if ref is not None:
+            z = match_labels(ref, z)
+        labels[name] = z
+        used = pd.DataFrame({"g": codes, "k": z}).drop_duplicates().groupby("g").size()
+        row = {"algorithm": name, "K": int(len(np.unique(z))), "clusters per group": round(float(used.mean()), 2),
+               "seconds": round(seconds, 2)}
+        if reference is not None and (reference >= 0).any():
+            sc = clustering_scores(reference[reference >= 0], z[reference >= 0])
+            row |= {"NMI": round(float(sc["nmi"]), 3), "ARI": round(float(sc["ari"]), 3)}
+        rows.append(row)
+        shares = pd.crosstab(pd.Series(groups, name="group"), pd.Series(z, name="cluster"), normalize="index")
+        mix[name] = shares.reindex(pd.unique(groups))
+    return GroupFit(cols, values[cols], groups, labels, pd.DataFrame(rows), mix, note)
+
+
+def grouped_demo(n_groups: int = 24, per_group: int = 60, seed: int = 0) -> pd.DataFrame:
+    """Rows in ``n_groups`` groups (say, schools) drawn from three clusters shared by all groups,
+    each group using one or two of them: group, x1, x2, cluster."""
+    rng = np.random.default_rng(seed)
+    centres = np.array([[0.0, 0.0], [5.0, 0.0], [2.5, 4.5]])
+    parts = []
+    for g in range(n_groups):
+        used = rng.choice(3, size=int(rng.integers(1, 3)), replace=False)
+        z = rng.choice(used, size=per_group)
+        x = centres[z] + rng.normal(0.0, 0.8, (per_group, 2))
+        parts.append(pd.DataFrame({"group": f"G{g + 1:02d}", "x1": x[:, 0], "x2": x[:, 1], "cluster": z}))
+    return pd.concat(parts, ignore_index=True)

@@ -1,23 +1,40 @@
-"""Sequences and subjects: hidden states of a time series (MAP-iHMM beside the hard HDP-HMM and
-the time-blind MAP-DP) and subjects clustered by their trajectories (mixed-effects MAP-DP)."""
+"""Sequences, groups and subjects: hidden states of a time series (MAP-iHMM beside the hard HDP-HMM
+and the time-blind MAP-DP), clusters shared across groups (the hard HDP) and subjects clustered by
+their trajectories (mixed-effects MAP-DP). Only the algorithms the data's column roles allow are
+offered (:func:`mapdp_core.registry.available`)."""
 import streamlit as st
 
-from mapdp_core import figures, sequences
+from mapdp_core import figures, registry, sequences
 from ui import common
 
-st.title("Sequences and subjects")
+st.title("Sequences, groups and subjects")
 common.image_format_choice()
-DEMOS = {"hmm": "a sticky 3-state sequence (600 steps)", "long": "60 subjects × 5 visits, 3 kinds of trajectory"}
+DEMOS = {"hmm": "a sticky 3-state sequence (600 steps)", "long": "60 subjects × 5 visits, 3 kinds of trajectory",
+         "groups": "24 groups sharing 3 clusters"}
+PENALTY_HELP = ("The hard models have no N0: a penalty λ per new state or cluster (and per extra successor or "
+                "extra cluster in a group) sets how many they find. 1 is the data-driven default (the data's "
+                "spread, hdp.default_lambdas); below 1 more states, above 1 fewer.")
 
 
-def show_sequence(table, features, time_column, subject_column, truth, tag: str):
-    """MAP-iHMM, the hard HDP-HMM and MAP-DP on the rows in time order, with a state ribbon each."""
+def show_sequence(table, features, time_column, subject_column, truth, tag: str, allowed=sequences.SEQUENCE_ALGORITHMS):
+    """The sequence algorithms ``allowed`` on the rows in time order, with a state ribbon each."""
     st.subheader("Hidden states over time")
     st.caption("MAP-iHMM (MAP inference in the infinite HMM, EJS Section 6) uses the order of the rows; the hard "
                "HDP-HMM is its small-variance limit; MAP-DP ignores time. States are coloured to match "
-               + ("the true states." if truth is not None else "MAP-iHMM's."))
+               + ("the true states." if truth is not None else "the first algorithm's."))
+    offered = [a for a in sequences.SEQUENCE_ALGORITHMS if a in allowed]
+    common.init_widget("w_seq_algorithms", offered)
+    chosen = st.multiselect("Algorithms", offered, key="w_seq_algorithms")
+    chosen = [a for a in offered if a in chosen]
+    if not chosen:
+        st.info("Choose at least one algorithm.")
+        return
+    c1, c2 = st.columns(2)
     common.init_widget("w_seq_N0", 3.0)
-    n0 = st.select_slider("N0 (MAP-iHMM and MAP-DP)", [0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0], key="w_seq_N0")
+    n0 = c1.select_slider("N0 (MAP-iHMM and MAP-DP)", [0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0], key="w_seq_N0")
+    common.init_widget("w_seq_penalty", 1.0)
+    penalty = c2.select_slider("Hard HDP-HMM penalty (× the default λs)", list(sequences.PENALTY_SCALES),
+                               key="w_seq_penalty", help=PENALTY_HELP, disabled="Hard HDP-HMM" not in chosen)
     try:
         seq = sequences.prepare_sequence(table, features, time_column, subject_column, truth)
     except ValueError as exc:
@@ -28,10 +45,11 @@ def show_sequence(table, features, time_column, subject_column, truth, tag: str)
 
     def compute():
         with st.spinner("Running MAP-iHMM, the hard HDP-HMM and MAP-DP..."):
-            return sequences.sequence_runs(seq.X, seq.lengths, seq.truth, N0=float(n0))
+            return sequences.sequence_runs(seq.X, seq.lengths, seq.truth, N0=float(n0), algorithms=chosen,
+                                           penalty=float(penalty))
 
-    runs = common.cached("sequences", {"tag": tag, "time": time_column, "subject": subject_column, "N0": n0},
-                         compute)
+    runs = common.cached("sequences", {"tag": tag, "time": time_column, "subject": subject_column, "N0": n0,
+                                       "algorithms": tuple(chosen), "penalty": penalty}, compute)
     for r in runs:
         if r.error:
             st.warning(f"{r.name} could not run: {r.error}")
@@ -91,17 +109,53 @@ def show_subjects(table, subject_column, time_column, truth_column, tag: str):
                                 "slope": st.column_config.NumberColumn(format="%.3f")})
 
 
+def show_groups(table, features, group_column, truth, tag: str, exclude=()):
+    """The hard HDP beside DP-means and MAP-DP that ignore the groups, with each group's mix of clusters."""
+    st.subheader("Clusters shared across groups")
+    st.caption("The hard HDP (the small-variance limit of the hierarchical DP, Huggins et al. eq 19) finds clusters "
+               "shared by all the groups and charges each group for every cluster it uses beyond its first, so a "
+               "group keeps to few clusters. DP-means (with the HDP's one-group threshold) and MAP-DP ignore the "
+               "groups.")
+    common.init_widget("w_grp_penalty", 1.0)
+    penalty = st.select_slider("Hard HDP penalty (× the default λs)", list(sequences.PENALTY_SCALES),
+                               key="w_grp_penalty", help=PENALTY_HELP)
+
+    def compute():
+        with st.spinner("Running the hard HDP, DP-means and MAP-DP..."):
+            return sequences.group_fit(table, features, group_column, truth=truth, penalty=float(penalty),
+                                       exclude=exclude)
+
+    try:
+        fit = common.cached("groups", {"tag": tag, "group": group_column, "penalty": penalty}, compute)
+    except ValueError as exc:
+        common.plain_error(exc, "The groups could not be clustered")
+        return
+    if fit.note:
+        st.caption(fit.note)
+    st.dataframe(fit.summary, hide_index=True, width="stretch", key="group_summary")
+    shown = st.radio("Each group's clusters, by", list(fit.mix), horizontal=True, key=f"w_grp_shown_{tag}")
+    n_groups = len(fit.mix[shown])
+    if n_groups > 80:
+        st.caption(f"The first 80 of {n_groups} groups are drawn.")
+    st.plotly_chart(figures.group_mix_figure(fit.mix[shown], shown), width="stretch", key="group_mix",
+                    config=common.chart_config("group_clusters"))
+
+
 d = common.data()
 roles = common.sequence_roles()
-if roles["time"] is None and roles["subject"] is None:
+present = {role for role, column in (("time", roles["time"]), ("group", roles["subject"])) if column is not None}
+allowed = [a for a in registry.available(present) if a in registry.STRUCTURED]  # what the data's roles allow
+if not present:
     st.info("Mark a **time column** on the Data page (below *Current data*) to find hidden states in a time "
-            "series, and a **subject column** to cluster subjects (repeated visits) by their trajectories. "
-            "Or try a simulated example:")
-    c1, c2 = st.columns(2)
+            "series, and a **group or subject column** to find clusters shared across groups, or to cluster "
+            "subjects (repeated visits) by their trajectories. Or try a simulated example:")
+    c1, c2, c3 = st.columns(3)
     if c1.button(f"Demo: {DEMOS['hmm']}", key="seq_demo_hmm", icon=":material/timeline:"):
         st.session_state["seq_demo"] = "hmm"
     if c2.button(f"Demo: {DEMOS['long']}", key="seq_demo_long", icon=":material/groups:"):
         st.session_state["seq_demo"] = "long"
+    if c3.button(f"Demo: {DEMOS['groups']}", key="seq_demo_groups", icon=":material/school:"):
+        st.session_state["seq_demo"] = "groups"
     demo = st.session_state.get("seq_demo")
     if demo == "hmm":
         table = sequences.hmm_demo()
@@ -111,8 +165,20 @@ if roles["time"] is None and roles["subject"] is None:
         table = sequences.longitudinal_demo()
         st.caption("Demo: 60 subjects seen 5 times; their lines rise, stay flat or fall.")
         show_subjects(table, "subject", "time", "cluster", tag="demo-long")
+    elif demo == "groups":
+        table = sequences.grouped_demo()
+        st.caption("Demo: 24 groups of 60 rows; three clusters are shared by all the groups, each group uses one "
+                   "or two of them.")
+        show_groups(table, table[["x1", "x2"]], "group", table["cluster"].to_numpy(), tag="demo-groups")
 else:
-    if roles["time"] is not None:
-        show_sequence(d.table, d.X, roles["time"], roles["subject"], d.truth, tag="data")
-    if roles["subject"] is not None:
-        show_subjects(d.table, roles["subject"], roles["time"], None, tag="data")
+    st.caption("Algorithms these data's column roles allow: " + ", ".join(allowed) + ".")
+    if "time" in present:
+        show_sequence(d.table, d.X, roles["time"], roles["subject"], d.truth, tag="data",
+                      allowed=[a for a in sequences.SEQUENCE_ALGORITHMS if a in allowed or "time-blind" in a])
+    if "group" in present:
+        views = {"Trajectories (mixed-effects MAP-DP)": "long", "Clusters shared across groups (hard HDP)": "groups"}
+        view = st.radio("Grouped view", list(views), horizontal=True, key="w_grp_view")
+        if views[view] == "long":
+            show_subjects(d.table, roles["subject"], roles["time"], None, tag="data")
+        else:
+            show_groups(d.table, d.X, roles["subject"], d.truth, tag="data", exclude=(roles["time"],))

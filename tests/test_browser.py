@@ -34,7 +34,7 @@ LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", 
                "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SHOTS = Path(os.environ.get("MAPDP_SCREENSHOTS", ROOT / "tests" / "artifacts"))
 TITLES = ".js-plotly-plot .annotation-text"
-PAGE_TITLES = ["Home", "Data", "Explore", "Compare", "Tune", "Subtypes", "Predict", "Sequences and subjects"]  # as app.py names them
+PAGE_TITLES = ["Home", "Data", "Explore", "Compare", "Tune", "Subtypes", "Predict", "Sequences, groups and subjects"]  # as app.py names them
 
 pytestmark = pytest.mark.slow
 
@@ -358,8 +358,8 @@ def test_browser_session(page):
     assert table.drop(columns="cluster").isna().sum().sum() > 0  # the gaps are kept, not filled
     _no_exception(page)
 
-    # 6. Sequences and subjects: without a time column it offers a demo; the demo draws its state ribbons
-    _goto(page, "Sequences and subjects")
+    # 6. Sequences, groups and subjects: without a time column it offers a demo; the demo draws its state ribbons
+    _goto(page, "Sequences, groups and subjects")
     page.get_by_role("button", name="Demo: a sticky 3-state sequence (600 steps)").click()
     page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .annotation-text')]"
                            ".some(e => e.textContent.startsWith('MAP-iHMM: sweep'))")

@@ -54,3 +54,53 @@ def test_trajectory_fit_recovers_the_three_lines():
     assert len(fig.data) == 6  # subjects and the mean line per cluster
     with pytest.raises(ValueError, match="three different"):
         sequences.trajectory_fit(table, "subject", "time", "time")
+
+
+def test_registry_offers_the_structured_algorithms_only_with_their_roles():
+    from mapdp_core import HardHDP, HardHDPHMM, MAPIHMM, MixedEffectsMAPDP, registry
+
+    assert registry.available() == list(registry.ALGORITHMS)
+    extra = lambda roles: [a for a in registry.available(roles) if a in registry.STRUCTURED]  # noqa: E731
+    assert extra({"time"}) == ["MAP-iHMM", "Hard HDP-HMM"]
+    assert extra({"group"}) == ["Hard HDP", "Mixed-effects MAP-DP"]
+    assert set(extra({"time", "group"})) == set(registry.STRUCTURED)
+    assert registry.algorithm("MAP-iHMM") is MAPIHMM and registry.algorithm("Hard HDP") is HardHDP
+    assert registry.algorithm("Hard HDP-HMM") is HardHDPHMM
+    assert registry.algorithm("Mixed-effects MAP-DP") is MixedEffectsMAPDP
+    assert registry.needs("MAP-DP") == frozenset() and registry.needs("MAP-iHMM") == {"time"}
+    with pytest.raises(ValueError, match="unknown column role"):
+        registry.available({"place"})
+    with pytest.raises(ValueError, match="unknown algorithm"):
+        registry.needs("nope")
+
+
+def test_group_fit_finds_the_shared_clusters_and_reports_each_groups_mix():
+    table = sequences.grouped_demo(n_groups=10, per_group=40, seed=1)
+    fit = sequences.group_fit(table, table[["x1", "x2"]], "group", truth=table["cluster"].to_numpy(), penalty=2.0)
+    assert list(fit.summary["algorithm"]) == list(sequences.GROUP_ALGORITHMS)
+    for name, mix in fit.mix.items():
+        assert mix.shape[0] == 10 and np.allclose(mix.sum(axis=1), 1.0)
+        assert len(fit.labels[name]) == len(table)
+    hdp = fit.summary.set_index("algorithm").loc["Hard HDP"]
+    assert hdp["NMI"] > 0.9  # three well-separated shared clusters, each group using one or two
+    assert hdp["clusters per group"] <= 2.0
+
+
+def test_group_fit_refuses_bad_groupings_in_words():
+    table = sequences.grouped_demo(n_groups=3, per_group=10)
+    with pytest.raises(ValueError, match="not in the table"):
+        sequences.group_fit(table, table[["x1", "x2"]], "school")
+    one = table.assign(group="A")
+    with pytest.raises(ValueError, match="single group"):
+        sequences.group_fit(one, one[["x1", "x2"]], "group")
+    with pytest.raises(ValueError, match="penalty"):
+        sequences.group_fit(table, table[["x1", "x2"]], "group", penalty=0.0)
+    with pytest.raises(ValueError, match="unknown sequence algorithm"):
+        sequences.sequence_runs(np.zeros((5, 1)), algorithms=["Hard HDP"])
+
+
+def test_the_hard_hdp_hmm_penalty_scales_its_default_lambdas():
+    table = sequences.hmm_demo(T=300)
+    X = table[["x1", "x2"]].to_numpy()
+    ks = [sequences.sequence_runs(X, algorithms=["Hard HDP-HMM"], penalty=p)[0].n_clusters[-1] for p in (0.25, 4.0)]
+    assert ks[0] >= ks[1]

@@ -402,9 +402,10 @@ def sequence_role_choice() -> dict:
     for role, box, label, help in (
             ("time", left, "Time column (for sequences)",
              "Rows ordered by this column are a time series: the Sequences page finds its hidden states."),
-            ("subject", right, "Subject column (for longitudinal data)",
-             "Rows with the same value belong to one subject (repeated visits): the Sequences page clusters "
-             "subjects by their trajectories.")):
+            ("subject", right, "Group or subject column",
+             "Rows with the same value belong to one group (a school, a ward) or one subject (repeated visits): "
+             "the Sequences page finds clusters shared across the groups, or clusters subjects by their "
+             "trajectories.")):
         key = f"w_seq_{role}"
         if key in st.session_state and st.session_state[key] not in options:
             st.session_state.pop(key)
