@@ -20,6 +20,13 @@ psychosis, carnivore scats, dermatology, zoo, E. coli protein sites, hypothyroid
 further labelled biological and clinical tables kept for judging default settings: nobody
 has fitted or tuned anything on them, and nothing should be tuned on them.
 
+Sequences, groups and subjects (``datasets/structured/``, :data:`STRUCTURED`): tables whose
+rows have an order or a grouping -- beaver2 and geyser (time series), Exam and MathAchieve
+(students in schools), sleepstudy, ChickWeight and BtheB (subjects measured repeatedly).
+:func:`load_structured` returns a :class:`StructuredDataset`: the whole table and the role of
+each column (features, time, subject or group, known truth, response). These files keep the
+source's column names and have no ``label`` column; :func:`list_datasets` does not list them.
+
 Nothing here writes to disk; each call reads the CSV afresh.
 """
 from __future__ import annotations
@@ -29,7 +36,9 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["list_datasets", "load_dataset", "dataset_path", "DATASETS_DIR", "HELD_OUT"]
+__all__ = ["list_datasets", "load_dataset", "dataset_path", "DATASETS_DIR", "HELD_OUT",
+           "StructuredDataset", "STRUCTURED", "STRUCTURED_DIR", "list_structured", "load_structured",
+           "structured_path"]
 
 #: Folder of the shipped CSV files: ``datasets/`` at the repository root.
 DATASETS_DIR = Path(__file__).resolve().parent.parent / "datasets"
@@ -328,3 +337,186 @@ def load_dataset(name: str) -> tuple[pd.DataFrame, pd.Series, dict]:
     y = df[LABEL].rename(LABEL)
     spec = {tuple(k) if isinstance(k, tuple) else k: v for k, v in info.spec.items()}
     return X, y, spec
+
+
+# ---------------------------------------------------------------------------------------
+# Sequences, groups and subjects: datasets/structured/
+# ---------------------------------------------------------------------------------------
+
+#: Folder of the structured tables: ``datasets/structured/``.
+STRUCTURED_DIR = DATASETS_DIR / "structured"
+
+STRUCTURED_KINDS = ("sequence", "groups", "longitudinal")
+
+
+@dataclass(frozen=True)
+class _StructuredInfo:
+    columns: tuple        # every column of the file, in file order
+    rows: int
+    kind: str
+    features: tuple
+    time: str | None
+    subject: str | None
+    truth: str | None
+    response: str | None
+    description: str
+
+
+@dataclass(frozen=True, eq=False)
+class StructuredDataset:
+    """A shipped table with an order or a grouping: a time series, rows in groups, or subjects
+    measured repeatedly.
+
+    Attributes
+    ----------
+    name : str
+        The registry name (lower case).
+    table : pandas.DataFrame
+        Every column of the file, rows in file order (a fresh frame on every load).
+    features : list of str
+        The columns to model. For ``kind="longitudinal"`` these are the covariates of the
+        regression besides the intercept (the design is ``[1, *features]``, fitted to
+        ``response`` within ``subject``).
+    time : str or None
+        The time column (rows are already in time order within subject).
+    subject : str or None
+        The group (``"groups"``) or subject (``"longitudinal"``) id column.
+    truth : str or None
+        Known states or groups to compare a clustering with (never to fit on).
+    kind : {"sequence", "groups", "longitudinal"}
+    response : str or None
+        The response of a longitudinal table.
+    description : str
+        One sentence.
+    """
+
+    name: str
+    table: pd.DataFrame
+    features: list
+    time: str | None
+    subject: str | None
+    truth: str | None
+    kind: str
+    response: str | None
+    description: str
+
+
+#: The structured tables: name -> columns, rows and roles (read only; see ``datasets/README.md``,
+#: "Sequences, groups and subjects").
+STRUCTURED: dict[str, _StructuredInfo] = {
+    "beaver2": _StructuredInfo(
+        ("minutes", "day", "clock_hhmm", "temp", "activ"), 100, "sequence", ("temp",), "minutes", None,
+        "activ", None,
+        "Body temperature (deg C) of one beaver every 10 minutes for 16.5 hours, with its activity "
+        "outside the retreat (activ 0: 38 readings, then 1: 62) (R datasets::beaver2)."),
+    "geyser": _StructuredInfo(
+        ("eruption", "waiting", "duration"), 299, "sequence", ("waiting", "duration"), "eruption", None,
+        None, None,
+        "299 successive Old Faithful eruptions, 1-15 August 1985: waiting time and duration (min); "
+        "no labels (R MASS::geyser)."),
+    "exam": _StructuredInfo(
+        ("school", "student", "normexam", "standLRT"), 4059, "groups", ("normexam", "standLRT"), None,
+        "school", None, None,
+        "Exam and intake reading scores of 4,059 students in 65 inner-London schools "
+        "(R mlmRev::Exam)."),
+    "mathachieve": _StructuredInfo(
+        ("School", "MathAch", "SES", "Minority", "Sex"), 7185, "groups", ("MathAch", "SES"), None,
+        "School", None, None,
+        "Mathematics achievement and socio-economic status of 7,185 students in 160 US high "
+        "schools (R nlme::MathAchieve)."),
+    "sleepstudy": _StructuredInfo(
+        ("Reaction", "Days", "Subject"), 180, "longitudinal", ("Days",), "Days", "Subject", None,
+        "Reaction",
+        "Mean reaction time (ms) of 18 subjects over 10 days of sleep restriction "
+        "(R lme4::sleepstudy)."),
+    "chickweight": _StructuredInfo(
+        ("Chick", "Time", "weight", "Diet"), 578, "longitudinal", ("Time",), "Time", "Chick", "Diet",
+        "weight",
+        "Weight (g) of 50 chicks from hatching to day 21 on four diets (20/10/10/10 chicks) "
+        "(R datasets::ChickWeight)."),
+    "btheb": _StructuredInfo(
+        ("patient", "month", "bdi", "drug", "length", "treatment"), 380, "longitudinal", ("month",),
+        "month", "patient", "treatment", "bdi",
+        "Depression score (BDI-II) of 100 patients at months 0, 2, 4, 6, 8 of a trial of "
+        "computerised CBT, 120 missed visits left out; the randomised arm is only a weak reference "
+        "(R HSAUR::BtheB)."),
+}
+
+
+def _check_structured_name(name) -> str:
+    choices = sorted(STRUCTURED)
+    if not isinstance(name, str):
+        raise ValueError(f"structured data set name must be a string, got {name!r}; choose one of {choices}.")
+    key = name.strip().lower()
+    if key not in STRUCTURED:
+        raise ValueError(f"unknown structured data set {name!r}; choose one of {choices}.")
+    return key
+
+
+def structured_path(name: str) -> Path:
+    """Path of the CSV file of structured data set ``name`` (ValueError if unknown,
+    FileNotFoundError if the file is missing)."""
+    path = STRUCTURED_DIR / f"{_check_structured_name(name)}.csv"
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{path} not found: the structured data sets ship in the repository's datasets/structured/ "
+            "folder; run `python scripts/build_datasets.py --only <name>` from a checkout.")
+    return path
+
+
+def list_structured() -> pd.DataFrame:
+    """The data sets that :func:`load_structured` can load.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per data set, sorted by name, with columns ``name``, ``kind``, ``rows`` and
+        ``description``.
+    """
+    rows = [{"name": name, "kind": info.kind, "rows": info.rows, "description": info.description}
+            for name, info in sorted(STRUCTURED.items())]
+    return pd.DataFrame(rows, columns=["name", "kind", "rows", "description"])
+
+
+def load_structured(name: str) -> StructuredDataset:
+    """Load a shipped sequence, grouped or longitudinal table with the roles of its columns.
+
+    Parameters
+    ----------
+    name : str
+        One of the names of :func:`list_structured` (case-insensitive).
+
+    Returns
+    -------
+    StructuredDataset
+        The whole table (rows in file order) and which columns are the features, time,
+        subject (or group), known truth and response.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is unknown (the message lists the valid names), or the file's columns
+        are not the documented ones.
+    FileNotFoundError
+        If the CSV file is missing.
+
+    Examples
+    --------
+    >>> from mapdp_core import MixedEffectsMAPDP
+    >>> d = load_structured("sleepstudy")
+    >>> d.kind, d.table.shape
+    ('longitudinal', (180, 3))
+    >>> X = d.table[d.features].assign(intercept=1.0)[["intercept", *d.features]]  # design [1, Days]
+    >>> model = MixedEffectsMAPDP(random_state=0).fit(X, d.table[d.response], d.table[d.subject])
+    >>> len(model.labels_)  # one cluster per subject
+    18
+    """
+    key = _check_structured_name(name)
+    info = STRUCTURED[key]
+    path = structured_path(key)
+    table = pd.read_csv(path)
+    if tuple(table.columns) != info.columns:
+        raise ValueError(f"{path} has columns {list(table.columns)}, expected {list(info.columns)}.")
+    return StructuredDataset(name=key, table=table, features=list(info.features), time=info.time,
+                             subject=info.subject, truth=info.truth, kind=info.kind, response=info.response,
+                             description=info.description)

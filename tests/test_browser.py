@@ -366,3 +366,14 @@ def test_browser_session(page):
     _idle(page)
     page.screenshot(path=str(SHOTS / "5_sequences_demo.png"), full_page=True)
     _no_exception(page)
+    # the longitudinal demo draws each subject's trajectory, the grouped demo one bar per group
+    page.get_by_role("button", name="Demo: 60 subjects × 5 visits, 3 kinds of trajectory").click()
+    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .legendtext')]"
+                           ".some(e => e.textContent.endsWith(' mean'))")
+    _idle(page)
+    _no_exception(page)
+    page.get_by_role("button", name="Demo: 24 groups sharing 3 clusters").click()
+    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot .barlayer .trace').length >= 3")
+    _idle(page)
+    page.screenshot(path=str(SHOTS / "5_groups_demo.png"), full_page=True)
+    _no_exception(page)
