@@ -27,7 +27,7 @@ import pandas as pd
 from sklearn.base import clone
 
 from ._validation import check_int
-from .datasets import load_dataset
+from .datasets import load_dataset, load_structured
 from .dpmeans import dpmeans_lambda_for_k
 from .estimator import SweepEstimator, summarize_restart
 from .loading import prepare
@@ -165,6 +165,24 @@ def builtin_data(name: str) -> AppData:
     return AppData(name=name, table=table, X=data.X, likelihood=data.likelihood, truth=data.truth,
                    truth_names=data.truth_names, encodings=data.encodings, notes=data.notes, description=description,
                    id_column=data.id_column)
+
+
+def structured_data(name: str) -> tuple[AppData, dict]:
+    """A shipped sequence, grouped or longitudinal table (:func:`mapdp_core.datasets.load_structured`)
+    as app data, and its column roles for the Sequences page: ``{"time": column or None,
+    "subject": column or None}``. The features are the set's modelled columns (a longitudinal
+    set's response and covariates); the truth, when known, is the label; the other columns
+    stay in the table, unmodelled."""
+    s = load_structured(name)
+    modelled = list(s.features) + ([s.response] if s.response and s.response not in s.features else [])
+    roles = {c: "ignored" for c in s.table.columns if c not in modelled}
+    if s.truth is not None:
+        roles[s.truth] = "label"
+    data = table_data(s.table, roles=roles, name=s.name)
+    data = AppData(name=data.name, table=data.table, X=data.X, likelihood=data.likelihood, truth=data.truth,
+                   truth_names=data.truth_names, notes=data.notes, encodings=data.encodings,
+                   description=s.description, id_column=data.id_column)
+    return data, {"time": s.time, "subject": s.subject}
 
 
 def crp_data(n: int = 2000, N0: float = 3.0, d: int = 2, seed: int = 0) -> AppData:

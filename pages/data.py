@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from mapdp_core import FAMILIES, explorer, figures
-from mapdp_core.datasets import list_datasets
+from mapdp_core.datasets import list_datasets, list_structured
 from mapdp_core.loading import ROLES, DataLoadError, missing_summary, read_table, suggest_roles_and_families
 from mapdp_core.synthetic import PLOS_SCENARIOS
 from ui import common
@@ -29,16 +29,25 @@ source = st.radio("Source", SOURCES, horizontal=True, key="w_data_source")
 
 if source == "Built-in":
     catalogue = list_datasets()
-    options = [f"PLOS {s}: {t}" for s, t in PLOS_SCENARIOS.items()] + list(catalogue["name"])
+    structured = list_structured().set_index("name")
+    ordered = {f"{name} ({row['kind']})": name for name, row in structured.iterrows()}  # shown -> registry name
+    options = [f"PLOS {s}: {t}" for s, t in PLOS_SCENARIOS.items()] + list(catalogue["name"]) + list(ordered)
     loaded = origin.get("w_builtin") if origin.get("w_data_source") == "Built-in" else None
     common.init_widget("w_builtin", loaded if loaded in options else options[0])
     pick = st.selectbox("Data set", options, key="w_builtin")
     if pick in set(catalogue["name"]):
         st.caption(catalogue.set_index("name").loc[pick, "description"])
+    elif pick in ordered:
+        st.caption(structured.loc[ordered[pick], "description"] + " Its time and group columns are marked for the "
+                   "Sequences, groups and subjects page.")
     if st.button("Use this data set", type="primary", key="use_builtin"):
         try:
             if pick.startswith("PLOS "):
                 common.set_data(common.scenario(pick.split(":")[0][5:]), origin={"w_data_source": source, "w_builtin": pick})
+            elif pick in ordered:
+                loaded_data, roles = common.structured(ordered[pick])
+                common.set_data(loaded_data, origin={"w_data_source": source, "w_builtin": pick})
+                common.set_sequence_roles(roles)
             else:
                 common.set_data(common.builtin(pick), origin={"w_data_source": source, "w_builtin": pick})
             st.success(f"Loaded {pick}.")

@@ -108,3 +108,22 @@ def test_a_time_column_alone_allows_only_the_sequence_algorithms(at):
     assert "Hard HDP," not in allowed + "," and "Mixed-effects" not in allowed
     assert not any(r.key == "w_grp_view" for r in at.radio)
     assert _chart(at, "sequence_plot")["data"]
+
+
+@pytest.mark.parametrize("shown, view", [("beaver2 (sequence)", "sequence_plot"), ("exam (groups)", "group_mix"),
+                                         ("chickweight (longitudinal)", "trajectory_plot")])
+def test_a_shipped_structured_set_loads_with_its_roles_marked(at, shown, view):
+    at.switch_page("pages/data.py").run()
+    at.selectbox(key="w_builtin").set_value(shown).run()
+    at.button(key="use_builtin").click().run()
+    _ok(at)
+    name = shown.split(" ")[0]
+    assert at.session_state["data"].name == name
+    at.switch_page("pages/sequences.py").run()
+    if view == "group_mix":
+        at.radio(key="w_grp_view").set_value("Clusters shared across groups (hard HDP)").run()
+    _ok(at)
+    assert _chart(at, view)["data"]
+    at.switch_page("pages/data.py").run()  # the Data page's boxes show the roles the set came with
+    roles = {"beaver2": ("minutes", "(none)"), "exam": ("(none)", "school"), "chickweight": ("Time", "Chick")}[name]
+    assert (at.selectbox(key="w_seq_time").value, at.selectbox(key="w_seq_subject").value) == roles

@@ -39,6 +39,11 @@ def builtin(name: str) -> explorer.AppData:
     return explorer.builtin_data(name)
 
 
+@st.cache_data(show_spinner="Loading the data set...", max_entries=8)
+def structured(name: str) -> tuple:
+    return explorer.structured_data(name)
+
+
 @st.cache_data(show_spinner="Clustering the demo...", max_entries=8)
 def demo_frames(section: str):
     """MAP-DP (N0 = 3) and K-means (the true K), each the best of 3 restarts on a PLOS scenario: frames, view, axis names."""
@@ -385,6 +390,16 @@ def sequence_roles() -> dict:
         return {"time": None, "subject": None}
     columns = set(d.table.columns)
     return {role: kept.get(role) if kept.get(role) in columns else None for role in ("time", "subject")}
+
+
+def set_sequence_roles(roles: dict) -> None:
+    """Mark the time and subject (group) columns of the session's data, as the Data page's boxes do."""
+    d = data()
+    st.session_state["sequence_roles"] = {"owner": _roles_owner(d), "time": roles.get("time"),
+                                          "subject": roles.get("subject")}
+    for role in ("time", "subject"):
+        st.session_state.pop(f"w_seq_{role}", None)  # the boxes show the new roles
+    st.session_state.pop("seq_role_widgets_owner", None)
 
 
 def sequence_role_choice() -> dict:
