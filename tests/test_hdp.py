@@ -8,7 +8,9 @@ from scipy import stats
 from scipy.special import xlogy
 
 from mapdp_core.dpmeans import DPMeans
-from mapdp_core.hdp import HardHDP, HardHDPHMM, default_lambdas, divergence, hdp_hmm_objective, hdp_objective
+from mapdp_core.hdp import (HardHDP, HardHDPHMM, HardHDPHMMDirect, _direct_beta, _direct_pi, _viterbi,
+                            asymp_ihmm_objective, default_direct_params, default_lambdas, divergence,
+                            hdp_hmm_direct_objective, hdp_hmm_objective, hdp_objective)
 from mapdp_core.metrics import clustering_scores
 from naive import naive_partitions
 
@@ -382,3 +384,282 @@ def test_scikit_learn_conventions():
     assert HardHDP(2.0, 1.0).fit_predict(X, [0, 1] * 6).shape == (12,)
     states = list(HardHDPHMM(2.0, 1.0).iter_sweeps(X, [5, 7]))
     assert all(s.algorithm == "Hard HDP-HMM" for s in states) and states[-1].converged
+
+
+
+# ------------------------------------------------------------------ asymp-iHMM objective (EJS eq 6.9, H7)
+def plain_asymp(X, z, lengths, lam, lam_local, lam_global, kind="squared_euclidean"):
+    """EJS eq 6.9 with the indicators, written as loops over time."""
+    z = np.asarray(z)
+    mu = plain_means(X, z, kind, 0.0)
+    fit = sum(plain_D(X[n], mu[z[n]], kind) for n in range(len(X)))
+    counts, out = {}, {}
+    start = 0
+    for n in lengths:
+        for t in range(start + 1, start + n):
+            counts[(z[t - 1], z[t])] = counts.get((z[t - 1], z[t]), 0) + 1
+            out[z[t - 1]] = out.get(z[t - 1], 0) + 1
+        start += n
+    trans = 0.0
+    start = 0
+    for n in lengths:
+        for t in range(start + 1, start + n):
+            trans -= np.log(counts[(z[t - 1], z[t])] / out[z[t - 1]])
+        start += n
+    k_local = sum(len({b for (a, b) in counts if a == p}) for p in mu)
+    return fit + lam * trans + lam_local * k_local + lam_global * len(mu)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_asymp_ihmm_objective_matches_plain_loop_and_ignores_label_names(seed):
+    rng = np.random.default_rng(seed)
+    T = 25
+    kind = ("squared_euclidean", "poisson")[seed % 2]
+    X = rng.normal(size=(T, 2)) if kind == "squared_euclidean" else rng.poisson(3, size=(T, 2)).astype(float)
+    z = rng.integers(0, 4, T)
+    lengths = [T] if seed < 2 else [10, 15]
+    kw = dict(lam=1.7, lambda_local=0.6, lambda_global=2.5, divergence=kind)
+    J = asymp_ihmm_objective(X, z, lengths=lengths, **kw)
+    assert J == pytest.approx(plain_asymp(X, z, lengths, 1.7, 0.6, 2.5, kind), rel=1e-12)
+    names = rng.permutation(10)[:4] * 3 + 1  # any distinct non-negative values
+    assert asymp_ihmm_objective(X, names[z], lengths=lengths, **kw) == pytest.approx(J, rel=1e-12)
+
+
+def test_asymp_ihmm_transition_term_vanishes_for_a_deterministic_chain():
+    rng = np.random.default_rng(3)
+    z = np.tile([2, 0, 1], 8)  # 2 -> 0 -> 1 -> 2 ...: every state has a single successor
+    X = np.array([[0.0, 0], [5, 0], [0, 5]])[z] + rng.normal(size=(len(z), 2))
+    kw = dict(lambda_local=0.5, lambda_global=3.0)
+    J0 = asymp_ihmm_objective(X, z, lam=0.0, **kw)
+    assert asymp_ihmm_objective(X, z, lam=7.0, **kw) == pytest.approx(J0, rel=1e-12)
+    assert asymp_ihmm_objective(X, z, lam=7.0, lengths=[10, 14], **kw) == pytest.approx(J0, rel=1e-12)
+    # with lam = 0 it is J_comb with lambda_global + lambda_local as the global penalty, plus a constant
+    J_comb = hdp_hmm_objective(X, z, lambda_global=3.5, lambda_local=0.5)
+    assert J0 == pytest.approx(J_comb + 3.5)
+    z2 = z.copy()
+    z2[4] = 2  # now state 2 has several successors: the entropy term is positive
+    assert asymp_ihmm_objective(X, z2, lam=7.0, **kw) > asymp_ihmm_objective(X, z2, lam=0.0, **kw)
+
+
+# ------------------------------------------------------------------ direct objective (HSJ eq 36): closed forms
+def _softmax(theta):
+    e = np.exp(theta - theta.max())
+    return e / e.sum()
+
+
+def _kl(p, q):
+    return float(np.sum(p * np.log(p / q)))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_direct_pi_step_is_the_exact_minimiser(seed):
+    """π_ij = (ζ N_ij + λ2 β_j)/(ζ N_i· + λ2) against scipy.optimize (softmax parameterisation)."""
+    from scipy.optimize import minimize
+    rng = np.random.default_rng(seed)
+    K = int(rng.integers(2, 5))
+    N = rng.integers(0, 12, size=(K, K))
+    N[0] = 0  # a state with no transition out: π_0 = β
+    beta = rng.dirichlet(np.ones(K + 1))
+    zeta, lam2 = rng.uniform(0.2, 3), rng.uniform(0.2, 3)
+    pi = _direct_pi(N, beta, zeta, lam2)
+    np.testing.assert_allclose(pi.sum(axis=1), 1.0)
+    np.testing.assert_allclose(pi[0], beta)
+    for i in range(K):
+        n = np.append(N[i], 0.0)
+
+        def f(p):
+            return -zeta * float(n @ np.log(p)) + lam2 * _kl(beta, p)
+
+        res = minimize(lambda th: f(_softmax(th)), np.zeros(K + 1), method="BFGS", options={"gtol": 1e-10})
+        assert f(pi[i]) <= res.fun + 1e-9
+        np.testing.assert_allclose(pi[i], _softmax(res.x), atol=1e-4)
+    # the note's literal form, ζ N_i· in the numerator (OTHER-SYSTEMS 3.2(c) step 1), is not a distribution
+    literal = (zeta * N.sum(axis=1)[:, None] + lam2 * beta[None]) / (zeta * N.sum(axis=1) + lam2)[:, None]
+    assert not np.allclose(literal[1:].sum(axis=1), 1.0)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_direct_beta_step_is_the_exact_minimiser(seed):
+    """β ∝ Π_i π_ij^{1/K} minimises Σ_i KL(β‖π_i) on the simplex (scipy.optimize, softmax)."""
+    from scipy.optimize import minimize
+    rng = np.random.default_rng(seed)
+    K = int(rng.integers(1, 5))
+    pi = rng.dirichlet(np.ones(K + 1) * 0.7, size=K)
+    beta = _direct_beta(pi, np.full(K + 1, 1 / (K + 1)))
+    assert beta.sum() == pytest.approx(1.0)
+
+    def f(b):
+        return sum(_kl(b, pi[i]) for i in range(K))
+
+    res = minimize(lambda th: f(_softmax(th)), np.zeros(K + 1), method="BFGS", options={"gtol": 1e-10})
+    assert f(beta) <= res.fun + 1e-9
+    np.testing.assert_allclose(beta, _softmax(res.x), atol=1e-4)
+    # and the alternation of the two exact steps is the minimiser in (β, π) jointly
+    N = rng.integers(0, 10, size=(K, K))
+    zeta, lam2 = 1.3, 0.8
+    from mapdp_core.hdp import _fit_pi_beta
+    pi_hat, beta_hat = _fit_pi_beta(N, np.full(K + 1, 1 / (K + 1)), zeta, lam2)
+    Ne = np.column_stack([N, np.zeros(K)])
+
+    def g(theta):
+        b = _softmax(theta[:K + 1])
+        P = [_softmax(theta[(K + 1) * (i + 1):(K + 1) * (i + 2)]) for i in range(K)]
+        return sum(-zeta * float(Ne[i] @ np.log(P[i])) + lam2 * _kl(b, P[i]) for i in range(K))
+
+    res = minimize(g, np.zeros((K + 1) ** 2), method="BFGS", options={"gtol": 1e-9, "maxiter": 5000})
+    closed = g(np.concatenate([np.log(np.maximum(beta_hat, 1e-300))] + [np.log(p) for p in pi_hat]))
+    assert closed <= res.fun + 1e-6
+
+
+# ------------------------------------------------------------------ Viterbi and predict against brute force
+def brute_force_path(E, A, lengths):
+    import itertools
+    T, K = E.shape
+    starts = set(np.cumsum([0] + list(lengths))[:-1].tolist())
+    best = (np.inf, None)
+    for path in itertools.product(range(K), repeat=T):
+        c = sum(E[t, path[t]] for t in range(T))
+        c += sum(A[path[t - 1], path[t]] for t in range(1, T) if t not in starts)
+        if c < best[0]:
+            best = (c, path)
+    return best
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_viterbi_step_is_exact(seed):
+    rng = np.random.default_rng(seed)
+    T, K = int(rng.integers(1, 7)), int(rng.integers(1, 4))
+    E = rng.exponential(size=(T, K))
+    pi = rng.dirichlet(np.ones(K + 1), size=K)  # the direct step's costs, -ζ log π_jk
+    A = -1.7 * np.log(pi[:, :K])
+    lengths = [T] if seed % 2 or T < 3 else [2, T - 2]
+    z, cost = _viterbi(E, A, lengths)
+    best, path = brute_force_path(E, A, lengths)
+    assert cost == pytest.approx(best)
+    np.testing.assert_array_equal(z, path)  # continuous costs: a unique optimum
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_hmm_predict_is_the_exact_minimum(seed):
+    rng = np.random.default_rng(seed)
+    X, _ = sticky_sequence(120, rng)
+    model = HardHDPHMM(20.0, 6.0).fit(X)
+    K = model.n_clusters_
+    T = 6 if K <= 3 else 5
+    Xnew = np.array([[0, 0], [6, 0], [3, 3], [0, 6], [6, 0.5], [0, 0]])[:T] + 0.5 * rng.normal(size=(T, 2))
+    lengths = [T] if seed % 2 else [3, T - 3]
+    z = model.predict(Xnew, lengths)
+    E = ((Xnew[:, None] - model.cluster_centers_[None]) ** 2).sum(axis=2)
+    A = 6.0 * (model.transitions_ == 0)
+    best, _ = brute_force_path(E, A, lengths)
+    starts = {0, lengths[0]}
+    cost = E[np.arange(T), z].sum() + sum(A[z[t - 1], z[t]] for t in range(1, T) if t not in starts)
+    assert cost == pytest.approx(best)
+    assert z.shape == (T,) and z.max() < K
+    direct = HardHDPHMMDirect(20.0, 5.0, 3.0).fit(X)
+    z = direct.predict(Xnew, lengths)
+    E = ((Xnew[:, None] - direct.cluster_centers_[None]) ** 2).sum(axis=2)
+    K = direct.n_clusters_
+    A = -3.0 * np.log(direct.pi_[:, :K])
+    best, path = brute_force_path(E, A, lengths)
+    np.testing.assert_array_equal(z, path)
+
+
+def test_hmm_predict_reproduces_the_fit_and_follows_known_transitions():
+    X, s = sticky_sequence(600, np.random.default_rng(11))
+    model = HardHDPHMM(20.0, 40.0).fit(X, [300, 300])
+    assert clustering_scores(model.labels_, model.predict(X, [300, 300]))["nmi"] > 0.95
+    with pytest.raises(ValueError, match="lengths sum"):
+        model.predict(X, [10])
+    with pytest.raises(ValueError, match="features"):
+        model.predict(X[:, :1])
+
+
+def test_hdp_predict_is_the_nearest_centre(blobs):
+    X, _ = blobs
+    model = HardHDP(6.0, 2.0).fit(X, np.arange(len(X)) % 3)
+    np.testing.assert_array_equal(model.predict(X), model.labels_)
+    new = np.random.default_rng(2).normal(size=(20, 2)) * 4 + 3
+    d = ((new[:, None] - model.cluster_centers_[None]) ** 2).sum(axis=2)
+    np.testing.assert_array_equal(model.predict(new), d.argmin(axis=1))
+    counts = np.random.default_rng(0).poisson([[1, 20], [20, 1]] * 20).astype(float)
+    pois = HardHDP(divergence="poisson").fit(counts)
+    np.testing.assert_array_equal(pois.predict(counts), pois.labels_)
+
+
+# ------------------------------------------------------------------ direct estimator
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems(), st.floats(0, 10), st.booleans(), st.booleans())
+def test_direct_objective_never_increases(problem, zeta, merges, init_one):
+    kind, X, lam1, lam2, lam3, _, lengths = problem
+    model = HardHDPHMMDirect(lam1, lam2, zeta, lam3, divergence=kind, tol=0.0, merges=merges,
+                             init=("dpmeans", "one")[init_one], n_proposals=3)
+    states = list(model.iter_sweeps(X, lengths))
+    assert states
+    for s in states:
+        steps = np.asarray(s.summaries["step_objectives"])
+        assert np.all(np.diff(steps) <= 1e-9 * (1 + np.abs(steps[:-1]))), steps
+        assert s.summaries["pi"].shape == (s.n_clusters, s.n_clusters + 1)
+    history = [s.objective for s in states]
+    assert np.all(np.diff(history) <= 1e-9 * (1 + np.abs(history[:-1])))
+    last = states[-1]
+    J = hdp_hmm_direct_objective(X, last.labels, last.summaries["beta"], last.summaries["pi"], lengths, zeta=zeta,
+                                 lambda_global=lam1, lambda_local=lam2, lambda_mean=lam3, divergence=kind)
+    assert last.objective == pytest.approx(J, rel=1e-9, abs=1e-9)
+
+
+def test_direct_objective_function_matches_its_formula():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(9, 2))
+    z = np.array([0, 0, 1, 1, 1, 0, 2, 2, 0])
+    beta = rng.dirichlet(np.ones(4))
+    pi = rng.dirichlet(np.ones(4), size=3)
+    J = hdp_hmm_direct_objective(X, z, beta, pi, [4, 5], zeta=1.5, lambda_global=2.0, lambda_local=0.7,
+                                 lambda_mean=0.3)
+    mu = plain_means(X, z, "squared_euclidean", 0.3)
+    ref = sum(((X[t] - mu[z[t]]) ** 2).sum() for t in range(9))
+    ref -= 1.5 * sum(np.log(pi[z[t - 1], z[t]]) for t in range(1, 9) if t != 4)
+    ref += 2.0 * 3 + 0.7 * sum(_kl(beta, pi[i]) for i in range(3)) + 0.3 * sum(m @ m for m in mu.values())
+    assert J == pytest.approx(ref)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_direct_recovers_sticky_states(seed):
+    X, s = sticky_sequence(600, np.random.default_rng(20 + seed))
+    model = HardHDPHMMDirect().fit(X, [300, 300])  # default parameters
+    assert clustering_scores(s, model.labels_)["nmi"] > 0.9
+    assert model.n_clusters_ == 3
+    assert model.beta_.shape == (4,) and model.pi_.shape == (3, 4)
+    np.testing.assert_allclose(model.pi_.sum(axis=1), 1.0)
+    assert model.beta_[-1] < 1e-6  # the leftover mass vanishes at the optimum (see the class)
+    assert np.all(np.diag(model.pi_) > 0.8)  # sticky
+    assert (model.lambda_global_, model.lambda_local_, model.zeta_) == pytest.approx(default_direct_params(X))
+    assert np.all(np.diff(model.objective_history_) <= 0)
+    assert clustering_scores(model.labels_, model.predict(X, [300, 300]))["nmi"] > 0.95
+
+
+def test_direct_new_state_proposal_catches_an_outlying_run():
+    """From one state, only the proposal can add states; it must only ever lower J."""
+    rng = np.random.default_rng(1)
+    X = np.vstack([rng.normal(size=(60, 2)), [[40.0, 40.0]], rng.normal(size=(60, 2))])
+    on = HardHDPHMMDirect(5.0, 1.0, 1.0, init="one", merges=False).fit(X)
+    off = HardHDPHMMDirect(5.0, 1.0, 1.0, init="one", merges=False, n_proposals=0).fit(X)
+    assert off.n_clusters_ == 1 and on.n_clusters_ == 2
+    assert on.labels_[60] != on.labels_[0] and (np.delete(on.labels_, 60) == on.labels_[0]).all()
+    assert on.objective_ < off.objective_
+
+
+def test_direct_parameters_and_conventions():
+    from sklearn.base import clone
+    model = HardHDPHMMDirect(1.0, 2.0, 0.5, merges=False, n_proposals=0)
+    assert clone(model).get_params() == model.get_params()
+    X = np.random.default_rng(0).normal(size=(12, 2))
+    states = list(HardHDPHMMDirect(2.0, 1.0, 0.5).iter_sweeps(X, [5, 7]))
+    assert all(s.algorithm == "Hard HDP-HMM (direct)" for s in states) and states[-1].converged
+    with pytest.raises(ValueError, match="zeta"):
+        HardHDPHMMDirect(zeta=-1.0).fit(X)
+    with pytest.raises(ValueError, match="n_proposals"):
+        HardHDPHMMDirect(n_proposals=-1).fit(X)
+    with pytest.raises(ValueError, match="rows of pi"):
+        hdp_hmm_direct_objective(X, np.full(12, 3), np.ones(3) / 3, np.ones((2, 3)) / 3, zeta=1.0,
+                                 lambda_global=1.0, lambda_local=1.0)
