@@ -4,7 +4,7 @@ from ._config import ensure_numba_cache_dir
 ensure_numba_cache_dir()
 
 from .dpmeans import DPMeans, LambdaSearch, dp_means, dpmeans_lambda_for_k  # noqa: E402
-from .hdp import HardHDP, HardHDPHMM  # noqa: E402
+from .hdp import HardHDP, HardHDPHMM, HardHDPHMMDirect  # noqa: E402
 from .ihmm import MAPIHMM  # noqa: E402
 from .estimator import Control, SweepEstimator  # noqa: E402
 from .families import FAMILIES  # noqa: E402
@@ -36,6 +36,6 @@ __all__ = [
     "scaled_prior", "cross_validate", "CrossValidation",
     "cluster_profiles", "feature_tests", "bh_adjust", "Profiles", "cluster_stability",
     "auto_likelihood", "choose_hyperparameters",
-    "HardHDP", "HardHDPHMM", "MAPIHMM",
+    "HardHDP", "HardHDPHMM", "HardHDPHMMDirect", "MAPIHMM",
     "MixedEffectsMAPDP",
 ]

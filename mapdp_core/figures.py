@@ -357,25 +357,35 @@ def heatmap_figure(values: pd.DataFrame, text: pd.DataFrame | None = None, title
 
 
 def sequence_figure(x, series, series_name: str, runs, frame: int = -1, truth=None, x_title: str = "time",
-                    height: int | None = None) -> go.Figure:
+                    height: int | None = None, animate: bool = True) -> go.Figure:
     """A series over time with one state ribbon per algorithm under it (and the true states, if known).
 
     ``runs``: :class:`mapdp_core.sequences.SequenceRun` (labels per shown sweep, colours matched);
-    ``frame``: which shown sweep of each run to draw (clipped to the run's last; -1 the final one).
+    ``frame``: which shown sweep of each run to draw first (clipped to the run's last; -1 the
+    final one). With ``animate`` (and more than one shown sweep) the figure carries one Plotly
+    frame per shown sweep, with Play / Pause buttons and a sweep slider, as the Explore page's
+    animation: each ribbon shows its algorithm's sweep (its last once it has stopped).
     Ribbon colours are the animation's (:data:`PALETTE`)."""
     runs = [r for r in runs if not r.error]
-    ribbons = ([("truth", "true states", np.asarray(truth))] if truth is not None else [])
-    for r in runs:
-        i = len(r.labels) - 1 if frame < 0 else min(frame, len(r.labels) - 1)
-        ribbons.append((r.name, f"<b>{r.name}</b>: sweep {r.sweeps[i]}, K = {r.n_clusters[i]}", r.labels[i]))
-    rows = 1 + len(ribbons)
-    heights = [0.4] + [0.6 / max(len(ribbons), 1)] * len(ribbons)
+    n_shown = max((len(r.labels) for r in runs), default=1)
+    first = n_shown - 1 if frame < 0 else min(frame, n_shown - 1)
+
+    def ribbons(f):
+        out = ([("truth", "true states", np.asarray(truth))] if truth is not None else [])
+        for r in runs:
+            i = min(f, len(r.labels) - 1)
+            out.append((r.name, f"<b>{r.name}</b>: sweep {r.sweeps[i]}, K = {r.n_clusters[i]}", r.labels[i]))
+        return out
+
+    shown = ribbons(first)
+    rows = 1 + len(shown)
+    heights = [0.4] + [0.6 / max(len(shown), 1)] * len(shown)
     fig = make_subplots(rows=rows, cols=1, shared_xaxes=True, vertical_spacing=0.06, row_heights=heights,
-                        subplot_titles=[f"<b>{series_name}</b>"] + [title for _, title, _ in ribbons])
+                        subplot_titles=[f"<b>{series_name}</b>"] + [title for _, title, _ in shown])
     x = np.asarray(x)
     fig.add_trace(go.Scattergl(x=x, y=np.asarray(series, dtype=float), mode="lines", line={"color": "#7F7F7F",
                                "width": 1}, name=str(series_name), showlegend=False), row=1, col=1)
-    for row, (name, _, labels) in enumerate(ribbons, start=2):
+    for row, (name, _, labels) in enumerate(shown, start=2):
         labels = np.asarray(labels)
         fig.add_trace(go.Heatmap(x=x, z=[colour_index(labels)], customdata=[labels], colorscale=_colourscale(),
                                  zmin=-0.5, zmax=len(PALETTE) + 0.5, showscale=False, name=name,
@@ -384,8 +394,35 @@ def sequence_figure(x, series, series_name: str, runs, frame: int = -1, truth=No
         fig.update_yaxes(showticklabels=False, row=row, col=1)
     fig.update_xaxes(title_text=x_title, row=rows, col=1)
     fig.update_annotations(font_size=12)
-    fig.update_layout(height=height or 160 + 90 * rows, margin={"l": 10, "r": 10, "t": 30, "b": 10})
-    return fig
+    controls = animate and n_shown > 1
+    fig.update_layout(height=(height or 160 + 90 * rows) + (70 if controls else 0),
+                      margin={"l": 10, "r": 10, "t": 30, "b": 80 if controls else 10})
+    if not controls:
+        return fig
+    # one frame per shown sweep: the ribbons' colours and the titles above them change, the series does not
+    anim = []
+    for f in range(n_shown):
+        current = ribbons(f)
+        anim.append({"name": str(f), "traces": list(range(1, 1 + len(current))),
+                     "data": [{"type": "heatmap", "z": [colour_index(np.asarray(lab))], "customdata": [np.asarray(lab)]}
+                              for _, _, lab in current],
+                     "layout": {"annotations": [{"text": f"<b>{series_name}</b>"}]
+                                + [{"text": title} for _, title, _ in current]}})
+    longest = max(runs, key=lambda r: (len(r.labels), r.sweeps[-1]))
+    step_args = {"mode": "immediate", "frame": {"duration": 0, "redraw": True}, "transition": {"duration": 0}}
+    fig.update_layout(
+        updatemenus=[{"type": "buttons", "direction": "left", "x": 0.0, "y": 0.0, "xanchor": "left", "yanchor": "top",
+                      "showactive": False, "pad": {"r": 6, "t": 50},
+                      "buttons": [{"label": "▶ Play", "method": "animate",
+                                   "args": [None, {"frame": {"duration": 500, "redraw": True}, "fromcurrent": True,
+                                                   "transition": {"duration": 0}, "mode": "immediate"}]},
+                                  {"label": "❚❚ Pause", "method": "animate", "args": [[None], step_args]}]}],
+        sliders=[{"active": first, "x": 0.0, "len": 1.0, "y": 0.0, "yanchor": "top",
+                  "pad": {"t": 30, "l": _BUTTONS_PX},
+                  "currentvalue": {"prefix": "sweep ", "visible": True, "xanchor": "right", "offset": 4},
+                  "steps": [{"label": str(longest.sweeps[min(f, len(longest.sweeps) - 1)]), "method": "animate",
+                             "args": [[str(f)], step_args]} for f in range(n_shown)]}])
+    return go.Figure(data=fig.data, layout=fig.layout, frames=anim, _validate=False)
 
 
 def trajectory_figure(long: pd.DataFrame, clusters: pd.DataFrame, x_title: str = "time",

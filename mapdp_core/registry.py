@@ -11,7 +11,7 @@ import time
 from .dpmeans import DPMeans
 from .estimator import SweepEstimator
 from .gibbs import CollapsedGibbs
-from .hdp import HardHDP, HardHDPHMM
+from .hdp import HardHDP, HardHDPHMM, HardHDPHMMDirect
 from .ihmm import MAPIHMM
 from .kmeans import KMeans
 from .mapdp import MAPDP
@@ -41,6 +41,7 @@ ROLES = ("time", "group")
 STRUCTURED: dict[str, tuple[type[SweepEstimator], frozenset]] = {
     MAPIHMM.name: (MAPIHMM, frozenset({"time"})),
     HardHDPHMM.name: (HardHDPHMM, frozenset({"time"})),
+    HardHDPHMMDirect.name: (HardHDPHMMDirect, frozenset({"time"})),
     HardHDP.name: (HardHDP, frozenset({"group"})),
     MixedEffectsMAPDP.name: (MixedEffectsMAPDP, frozenset({"group"})),
 }
@@ -61,7 +62,7 @@ def available(roles=()) -> list[str]:
     >>> available() == list(ALGORITHMS)
     True
     >>> [a for a in available({"time"}) if a in STRUCTURED]
-    ['MAP-iHMM', 'Hard HDP-HMM']
+    ['MAP-iHMM', 'Hard HDP-HMM', 'Hard HDP-HMM (direct)']
     """
     roles = frozenset(roles)
     unknown = sorted(roles - set(ROLES))

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .dpmeans import DPMeans
-from .hdp import HardHDP, HardHDPHMM, default_lambdas
+from .hdp import HardHDP, HardHDPHMM, HardHDPHMMDirect, default_direct_params, default_lambdas
 from .ihmm import MAPIHMM
 from .mapdp import MAPDP
 from .metrics import clustering_scores, match_labels
@@ -31,7 +31,9 @@ __all__ = ["SEQUENCE_ALGORITHMS", "SequenceRun", "Trajectories", "order_rows", "
            "sequence_summary", "SequenceData", "prepare_sequence", "trajectory_fit", "hmm_demo", "longitudinal_demo",
            "GroupFit", "group_fit", "grouped_demo", "PENALTY_SCALES"]
 
-SEQUENCE_ALGORITHMS = ("MAP-iHMM", "Hard HDP-HMM", "MAP-DP (time-blind)")
+SEQUENCE_ALGORITHMS = ("MAP-iHMM", "Hard HDP-HMM", "Hard HDP-HMM (direct)", "MAP-DP (time-blind)")
+#: What the page runs until the user chooses: MAP-iHMM beside its hard limit and the time-blind MAP-DP.
+SEQUENCE_DEFAULTS = ("MAP-iHMM", "Hard HDP-HMM", "MAP-DP (time-blind)")
 #: Most sweeps kept per algorithm for the sweep selector (first and last always kept).
 MAX_SWEEPS_SHOWN = 20
 
@@ -110,21 +112,28 @@ def _scaled_lambdas(X: np.ndarray, model: str, scale: float) -> dict:
     return {"lambda_global": float(scale) * lam_global, "lambda_local": float(scale) * lam_local}
 
 
+def _direct_params(X: np.ndarray, scale: float) -> dict:
+    lam_global, lam_local, zeta = default_direct_params(X)
+    return {"lambda_global": float(scale) * lam_global, "lambda_local": float(scale) * lam_local, "zeta": zeta}
+
+
 def _estimators(N0: float, M0: float, penalty: float) -> dict:
     return {"MAP-iHMM": lambda X, L: MAPIHMM(N0=N0, M0=M0, likelihood="normal_wishart", prior=None,
                                              max_iter=50).iter_sweeps(X, L),
             "Hard HDP-HMM": lambda X, L: HardHDPHMM(max_iter=50, **_scaled_lambdas(X, "hmm", penalty)
                                                     ).iter_sweeps(X, L),
+            "Hard HDP-HMM (direct)": lambda X, L: HardHDPHMMDirect(max_iter=50, **_direct_params(X, penalty)
+                                                                   ).iter_sweeps(X, L),
             "MAP-DP (time-blind)": lambda X, L: MAPDP(N0=N0, likelihood="normal_wishart", prior=None,
                                                       max_iter=50, random_state=0).iter_sweeps(X)}
 
 
 def sequence_runs(X: np.ndarray, lengths=None, truth=None, *, N0: float = 3.0, M0: float = 2.0,
-                  algorithms=SEQUENCE_ALGORITHMS, penalty: float = 1.0) -> list[SequenceRun]:
+                  algorithms=SEQUENCE_DEFAULTS, penalty: float = 1.0) -> list[SequenceRun]:
     """Run the sequence algorithms on ``X`` (T, D), rows in time order; ``lengths`` splits the rows
     into sequences. Every shown sweep's labels are matched to ``truth`` (codes, -1 unknown) when
     given, else to the first algorithm's final labels, so that one state keeps one colour.
-    ``penalty`` multiplies the hard HDP-HMM's data-driven λs. An algorithm that fails is
+    ``penalty`` multiplies the hard HDP-HMMs' data-driven λs (ζ of the direct one unchanged). An algorithm that fails is
     recorded with its error (the others still run)."""
     import time
 

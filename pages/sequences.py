@@ -23,7 +23,7 @@ def show_sequence(table, features, time_column, subject_column, truth, tag: str,
                "HDP-HMM is its small-variance limit; MAP-DP ignores time. States are coloured to match "
                + ("the true states." if truth is not None else "the first algorithm's."))
     offered = [a for a in sequences.SEQUENCE_ALGORITHMS if a in allowed]
-    common.init_widget("w_seq_algorithms", offered)
+    common.init_widget("w_seq_algorithms", [a for a in sequences.SEQUENCE_DEFAULTS if a in offered])
     chosen = st.multiselect("Algorithms", offered, key="w_seq_algorithms")
     chosen = [a for a in offered if a in chosen]
     if not chosen:
@@ -34,7 +34,8 @@ def show_sequence(table, features, time_column, subject_column, truth, tag: str,
     n0 = c1.select_slider("N0 (MAP-iHMM and MAP-DP)", [0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0], key="w_seq_N0")
     common.init_widget("w_seq_penalty", 1.0)
     penalty = c2.select_slider("Hard HDP-HMM penalty (× the default λs)", list(sequences.PENALTY_SCALES),
-                               key="w_seq_penalty", help=PENALTY_HELP, disabled="Hard HDP-HMM" not in chosen)
+                               key="w_seq_penalty", help=PENALTY_HELP,
+                               disabled=not any(a.startswith("Hard HDP-HMM") for a in chosen))
     try:
         seq = sequences.prepare_sequence(table, features, time_column, subject_column, truth)
     except ValueError as exc:
@@ -57,12 +58,12 @@ def show_sequence(table, features, time_column, subject_column, truth, tag: str,
     if not shown:
         return
     series = st.selectbox("Series drawn", seq.columns, key=f"w_seq_series_{tag}") if len(seq.columns) > 1 else seq.columns[0]
-    frame = -1
-    if shown > 1:
-        frame = st.slider("Sweep shown (each algorithm's, up to its last)", 1, shown, shown,
-                          key=f"w_seq_frame_{tag}_{shown}") - 1
-    fig = figures.sequence_figure(seq.x, seq.values[series], series, runs, frame=frame, truth=seq.truth,
-                                  x_title=seq.x_title)
+    fig = figures.sequence_figure(seq.x, seq.values[series], series, runs, truth=seq.truth, x_title=seq.x_title)
+    if shown > 1:  # ▶ Play runs the sweeps from the first; the chart opens on where each algorithm stopped
+        st.session_state["sequence_draws"] = st.session_state.get("sequence_draws", 0) + 1
+        common.play_from(fig, shown - 1, st.session_state["sequence_draws"])
+        st.caption("▶ Play animates the sweeps (each ribbon stays on its algorithm's last sweep once it has "
+                   "stopped); the slider under the chart picks one.")
     st.plotly_chart(fig, width="stretch", key="sequence_plot", config=common.chart_config("sequence_states"))
     st.dataframe(sequences.sequence_summary(runs), hide_index=True, width="stretch", key="sequence_summary")
 

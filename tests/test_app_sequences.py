@@ -28,7 +28,7 @@ def test_without_roles_the_page_explains_and_runs_both_demos(at):
     heatmaps = [t for t in spec["data"] if t["type"] == "heatmap"]
     assert len(heatmaps) == 4  # the true states and one ribbon per algorithm
     shown = _table(at, {"algorithm", "K", "NMI"}).set_index("algorithm")
-    assert list(shown.index) == list(sequences.SEQUENCE_ALGORITHMS) and (shown["K"] >= 1).all()
+    assert list(shown.index) == list(sequences.SEQUENCE_DEFAULTS) and (shown["K"] >= 1).all()
     assert shown.loc["MAP-iHMM", "NMI"] > 0.8
     at.button(key="seq_demo_long").click().run()
     _ok(at)
@@ -57,6 +57,10 @@ def test_the_grouped_demo_shows_each_groups_mix_and_the_penalty_changes_the_hard
 def test_the_sequence_view_runs_only_the_algorithms_chosen_with_the_penalty_given(at):
     at.switch_page("pages/sequences.py").run()
     at.button(key="seq_demo_hmm").click().run()
+    assert at.multiselect(key="w_seq_algorithms").options == list(sequences.SEQUENCE_ALGORITHMS)
+    at.multiselect(key="w_seq_algorithms").set_value(["Hard HDP-HMM (direct)"]).run()
+    _ok(at)
+    assert list(_table(at, {"algorithm", "K"})["algorithm"]) == ["Hard HDP-HMM (direct)"]
     at.multiselect(key="w_seq_algorithms").set_value(["Hard HDP-HMM"]).run()
     _ok(at)
     shown = _table(at, {"algorithm", "K"})
@@ -104,7 +108,7 @@ def test_a_time_column_alone_allows_only_the_sequence_algorithms(at):
     at.switch_page("pages/sequences.py").run()
     _ok(at)
     allowed = next(c.value for c in at.caption if c.value.startswith("Algorithms these data"))
-    assert "MAP-iHMM" in allowed and "Hard HDP-HMM" in allowed
+    assert "MAP-iHMM" in allowed and "Hard HDP-HMM" in allowed and "Hard HDP-HMM (direct)" in allowed
     assert "Hard HDP," not in allowed + "," and "Mixed-effects" not in allowed
     assert not any(r.key == "w_grp_view" for r in at.radio)
     assert _chart(at, "sequence_plot")["data"]

@@ -366,6 +366,11 @@ def test_browser_session(page):
     _idle(page)
     page.screenshot(path=str(SHOTS / "5_sequences_demo.png"), full_page=True)
     _no_exception(page)
+    # ▶ Play animates the sweeps from the first: the time-blind MAP-DP's ribbon goes back to sweep 1
+    page.locator(".js-plotly-plot .updatemenu-button").filter(has_text="Play").first.click()
+    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .annotation-text')]"
+                           ".some(e => e.textContent.startsWith('MAP-DP (time-blind): sweep 1,'))")
+    _no_exception(page)
     # the longitudinal demo draws each subject's trajectory, the grouped demo one bar per group
     page.get_by_role("button", name="Demo: 60 subjects × 5 visits, 3 kinds of trajectory").click()
     page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .legendtext')]"

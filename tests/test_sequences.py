@@ -31,7 +31,11 @@ def test_sequence_runs_find_the_demo_states_and_match_colours():
     table = sequences.hmm_demo(T=300, seed=1)
     seq = sequences.prepare_sequence(table, table[["x1", "x2"]], "time", truth=table["state"].to_numpy())
     runs = sequences.sequence_runs(seq.X, seq.lengths, seq.truth)
-    assert [r.name for r in runs] == list(sequences.SEQUENCE_ALGORITHMS)
+    assert [r.name for r in runs] == list(sequences.SEQUENCE_DEFAULTS)
+    everything = sequences.sequence_runs(seq.X, seq.lengths, seq.truth, algorithms=sequences.SEQUENCE_ALGORITHMS)
+    assert [r.name for r in everything] == list(sequences.SEQUENCE_ALGORITHMS) and not any(r.error for r in everything)
+    direct = everything[2]
+    assert direct.nmi > 0.8  # the direct hard HDP-HMM on a sticky 3-state demo
     ihmm = runs[0]
     assert not ihmm.error and ihmm.nmi > 0.8 and len(ihmm.labels) == len(ihmm.sweeps) == len(ihmm.n_clusters)
     # matched to the truth: most steps carry their true state's id
@@ -61,7 +65,7 @@ def test_registry_offers_the_structured_algorithms_only_with_their_roles():
 
     assert registry.available() == list(registry.ALGORITHMS)
     extra = lambda roles: [a for a in registry.available(roles) if a in registry.STRUCTURED]  # noqa: E731
-    assert extra({"time"}) == ["MAP-iHMM", "Hard HDP-HMM"]
+    assert extra({"time"}) == ["MAP-iHMM", "Hard HDP-HMM", "Hard HDP-HMM (direct)"]
     assert extra({"group"}) == ["Hard HDP", "Mixed-effects MAP-DP"]
     assert set(extra({"time", "group"})) == set(registry.STRUCTURED)
     assert registry.algorithm("MAP-iHMM") is MAPIHMM and registry.algorithm("Hard HDP") is HardHDP
@@ -104,3 +108,24 @@ def test_the_hard_hdp_hmm_penalty_scales_its_default_lambdas():
     X = table[["x1", "x2"]].to_numpy()
     ks = [sequences.sequence_runs(X, algorithms=["Hard HDP-HMM"], penalty=p)[0].n_clusters[-1] for p in (0.25, 4.0)]
     assert ks[0] >= ks[1]
+
+
+def test_the_sequence_figure_animates_every_shown_sweep():
+    table = sequences.hmm_demo(T=300)
+    runs = sequences.sequence_runs(table[["x1", "x2"]].to_numpy(), truth=table["state"].to_numpy())
+    fig = figures.sequence_figure(table["time"], table["x1"], "x1", runs, truth=table["state"].to_numpy())
+    n_shown = max(len(r.labels) for r in runs)
+    assert n_shown > 1 and len(fig.frames) == n_shown
+    assert [b.label for b in fig.layout.updatemenus[0].buttons] == ["▶ Play", "❚❚ Pause"]
+    assert len(fig.layout.sliders[0].steps) == n_shown
+    # frame f shows each run's sweep f (its last once it stopped) on its ribbon, and says so in its title
+    for f in (0, n_shown - 1):
+        frame = fig.frames[f]
+        # the true states' ribbon comes first (data[0], annotations[1]), then one per run
+        for r, trace, note in zip(runs, frame.data[1:], frame.layout.annotations[2:], strict=True):
+            i = min(f, len(r.labels) - 1)
+            assert np.array_equal(np.asarray(trace.customdata[0]), r.labels[i])
+            assert f"sweep {r.sweeps[i]}, K = {r.n_clusters[i]}" in note.text
+    assert np.array_equal(fig.frames[0].data[1].z[0], figures.colour_index(runs[0].labels[0]))
+    still = figures.sequence_figure(table["time"], table["x1"], "x1", runs, animate=False)
+    assert not still.frames and not still.layout.sliders
