@@ -64,8 +64,9 @@ def order_rows(table: pd.DataFrame, time_column, subject_column=None) -> tuple[n
     return frame["pos"].to_numpy(), [int(n) for n in lengths[lengths > 0]]
 
 
-def sequence_matrix(X: pd.DataFrame, exclude=()) -> tuple[np.ndarray, list]:
-    """The numeric feature columns of ``X`` (less ``exclude``) z-scored, a gap set to 0 (its mean)."""
+def sequence_matrix(X: pd.DataFrame, exclude=(), keep_gaps: bool = False) -> tuple[np.ndarray, list]:
+    """The numeric feature columns of ``X`` (less ``exclude``) z-scored; a gap stays NaN with
+    ``keep_gaps`` (for the models that leave gaps out of the likelihood), else is set to 0 (its mean)."""
     cols = [c for c in X.columns if c not in set(exclude) and pd.api.types.is_numeric_dtype(X[c])]
     if not cols:
         raise ValueError("no numeric feature column is left besides the time and subject columns.")
@@ -73,7 +74,8 @@ def sequence_matrix(X: pd.DataFrame, exclude=()) -> tuple[np.ndarray, list]:
     mu, sd = np.nanmean(Z, axis=0), np.nanstd(Z, axis=0)
     sd[~(sd > 0)] = 1.0
     Z = (Z - mu) / sd
-    Z[np.isnan(Z)] = 0.0
+    if not keep_gaps:
+        Z[np.isnan(Z)] = 0.0
     return np.ascontiguousarray(Z), cols
 
 
@@ -117,13 +119,18 @@ def _direct_params(X: np.ndarray, scale: float) -> dict:
     return {"lambda_global": float(scale) * lam_global, "lambda_local": float(scale) * lam_local, "zeta": zeta}
 
 
+def _filled(X: np.ndarray) -> np.ndarray:
+    """The z-scored X with each gap at its column's mean (0), for the models without gaps."""
+    return np.where(np.isnan(X), 0.0, X) if np.isnan(X).any() else X
+
+
 def _estimators(N0: float, M0: float, penalty: float) -> dict:
     return {"MAP-iHMM": lambda X, L: MAPIHMM(N0=N0, M0=M0, likelihood="normal_wishart", prior=None,
                                              max_iter=50).iter_sweeps(X, L),
-            "Hard HDP-HMM": lambda X, L: HardHDPHMM(max_iter=50, **_scaled_lambdas(X, "hmm", penalty)
-                                                    ).iter_sweeps(X, L),
-            "Hard HDP-HMM (direct)": lambda X, L: HardHDPHMMDirect(max_iter=50, **_direct_params(X, penalty)
-                                                                   ).iter_sweeps(X, L),
+            "Hard HDP-HMM": lambda X, L: HardHDPHMM(max_iter=50, **_scaled_lambdas(_filled(X), "hmm", penalty)
+                                                    ).iter_sweeps(_filled(X), L),
+            "Hard HDP-HMM (direct)": lambda X, L: HardHDPHMMDirect(max_iter=50, **_direct_params(_filled(X), penalty)
+                                                                   ).iter_sweeps(_filled(X), L),
             "MAP-DP (time-blind)": lambda X, L: MAPDP(N0=N0, likelihood="normal_wishart", prior=None,
                                                       max_iter=50, random_state=0).iter_sweeps(X)}
 
@@ -309,7 +316,11 @@ def prepare_sequence(table: pd.DataFrame, features: pd.DataFrame, time_column, s
     if len(order) < 2:
         raise ValueError("at least two rows with a time are needed for a sequence.")
     values = features.iloc[order].reset_index(drop=True)
-    X, cols = sequence_matrix(values, exclude=(time_column, subject_column))
+    X, cols = sequence_matrix(values, exclude=(time_column, subject_column), keep_gaps=True)
+    gaps = int(np.isnan(X).sum())
+    if gaps:
+        note.append(f"{gaps:,} gaps: MAP-iHMM and MAP-DP leave them out of the likelihood; the hard HDP-HMMs "
+                    "set each to its column's mean.")
     if lengths is None:
         x, x_title = table[time_column].to_numpy()[order], str(time_column)
     else:

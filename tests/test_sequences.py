@@ -129,3 +129,17 @@ def test_the_sequence_figure_animates_every_shown_sweep():
     assert np.array_equal(fig.frames[0].data[1].z[0], figures.colour_index(runs[0].labels[0]))
     still = figures.sequence_figure(table["time"], table["x1"], "x1", runs, animate=False)
     assert not still.frames and not still.layout.sliders
+
+
+def test_gaps_are_left_out_by_the_probabilistic_models_and_filled_for_the_hard_ones():
+    table = sequences.hmm_demo(T=300, seed=2)
+    rng = np.random.default_rng(0)
+    table.loc[rng.choice(300, 30, replace=False), "x1"] = np.nan
+    table.loc[[5, 6], ["x1", "x2"]] = np.nan  # two steps with nothing observed
+    seq = sequences.prepare_sequence(table, table[["x1", "x2"]], "time", truth=table["state"].to_numpy())
+    assert np.isnan(seq.X).sum() == int(table[["x1", "x2"]].isna().sum().sum()) and "gaps" in seq.note
+    runs = sequences.sequence_runs(seq.X, seq.lengths, seq.truth, algorithms=sequences.SEQUENCE_ALGORITHMS)
+    assert not any(r.error for r in runs), [r.error for r in runs]
+    for r in runs:
+        assert len(r.final) == 300 and (r.final >= 0).all()
+    assert runs[0].nmi > 0.8  # MAP-iHMM still finds the sticky states through the gaps
