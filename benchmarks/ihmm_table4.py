@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from mapdp_core import MAPDP
+from mapdp_core import MAPDP, HardHDPHMM, HardHDPHMMDirect
 from mapdp_core.ihmm import MAPIHMM
 from mapdp_core.metrics import clustering_scores
 
@@ -62,17 +62,23 @@ def methods(var):
     sph = {"likelihood": "gaussian_known_cov", "prior": {"Sigma": var * np.eye(D)}}
     return [
         ("MAP-iHMM (defaults, NW)", lambda X: MAPIHMM(N0=N0, likelihood="normal_wishart", prior=None)),
+        ("MAP-iHMM init=mapdp (NW)", lambda X: MAPIHMM(N0=N0, likelihood="normal_wishart", prior=None, init="mapdp")),
         ("MAP-iHMM kappa=mode (NW)", lambda X: MAPIHMM(N0=N0, likelihood="normal_wishart", prior=None, kappa="mode")),
         ("MAP-iHMM init=one (NW)", lambda X: MAPIHMM(N0=N0, likelihood="normal_wishart", prior=None, init="one")),
         ("MAP-iHMM table=map (NW)", lambda X: MAPIHMM(N0=N0, likelihood="normal_wishart", prior=None, table_counts="map")),
         ("MAP-iHMM known cov", lambda X: MAPIHMM(N0=N0, **sph)),
+        ("MAP-iHMM known cov init=mapdp", lambda X: MAPIHMM(N0=N0, init="mapdp", **sph)),
         ("MAP-DP time-blind (NW)", lambda X: MAPDP(N0=N0, likelihood="normal_wishart", prior=None, n_init=1,
                                                    shuffle=False)),
+        # the small-variance relatives (EJS's asymp-iHMM row has no published algorithm; these are
+        # HSJ eq 29 and eq 36 with their data-driven defaults, on the raw data)
+        ("hard HDP-HMM (eq 29)", lambda X: HardHDPHMM()),
+        ("hard HDP-HMM direct (eq 36)", lambda X: HardHDPHMMDirect()),
     ]
 
 
 def main():
-    print(f"{'reading':14s} {'method':28s} {'NMI mean':>8s} {'(min-max)':>13s} {'K':>12s} {'iter':>10s} {'s/fit':>6s}"
+    print(f"{'reading':14s} {'method':30s} {'NMI mean':>8s} {'(min-max)':>13s} {'K':>12s} {'iter':>10s} {'s/fit':>6s}"
           f" {'NLL=inf':>7s}")
     for label, var in (("var 0.9", 0.9), ("sd 0.9 (0.81)", 0.81)):
         data = [simulate(s, var) for s in SEEDS]
@@ -84,7 +90,7 @@ def main():
                 try:
                     m = make(X).fit(X)
                 except Exception as exc:  # a variant that cannot run on this data is reported, not fatal
-                    print(f"{label:14s} {name:28s} failed: {exc}")
+                    print(f"{label:14s} {name:30s} failed: {exc}")
                     break
                 secs.append(time.perf_counter() - t0)
                 nmis.append(clustering_scores(z, m.labels_)["nmi"])
@@ -97,7 +103,7 @@ def main():
         for name, (nmis, ks, its, secs, infs) in rows.items():
             if not nmis:
                 continue
-            print(f"{label:14s} {name:28s} {np.mean(nmis):8.3f} ({min(nmis):.2f}-{max(nmis):.2f}) "
+            print(f"{label:14s} {name:30s} {np.mean(nmis):8.3f} ({min(nmis):.2f}-{max(nmis):.2f}) "
                   f"{','.join(map(str, ks)):>12s} {','.join(map(str, its)):>10s} {np.mean(secs):6.2f} {infs:7d}")
         sys.stdout.flush()
     print("NLL=inf: fits whose final iHMM NLL is +inf (kappa_k = 0 entered along a new transition, erratum I2).")

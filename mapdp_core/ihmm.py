@@ -54,22 +54,33 @@ One iteration (OTHER-SYSTEMS §4.1):
    with ``"ejs"`` in a sweep that opens no state); steps 1-2 can (EJS L428), so the estimator is
    not monotone. Stop when |dNLL| < tol, or no label changed, or after ``max_iter``.
 
-Initialisation (I5, ``init``): ``"mapdp"`` (default) the MAP-DP mixture labels, ignoring
-time (MAP-DP with the same N0, likelihood and prior, rows in time order, one run);
-``"one"`` every step in one state (EJS Algorithm 1) -- N_11 = T - 1 dominates every other
-option (PLOS Appendix B's "dominating reinforcement"), so no state ever opens: measured on
-the Table 4 data (``benchmarks/ihmm_table4.py``, 10 sequences), K = 1 and no label changes in
-the first sweep, NMI 0; ``"random"`` ``min(10, T)`` states drawn uniformly (seeded) -- a poor
-start: deterministic alternations between two states are local optima of the sweep (changing
-one label breaks two transitions); measured NMI 0.01-0.13 on 3 Table 4 sequences. The MAP-DP
-start reached NMI 0.59 there (the time-blind MAP-DP itself 0.52), hence the default.
+Initialisation (I5, ``init``): ``"mapdp"`` the MAP-DP mixture labels, ignoring time
+(MAP-DP with the same N0, likelihood and prior, rows in time order, one run); ``"hard"`` the
+labels of the direct hard HDP-HMM (:class:`~mapdp_core.HardHDPHMMDirect`, HSJ eq 36, its
+data-driven defaults) on the numeric columns z-scored, a gap at its column's mean (numeric
+input only); ``"best"`` (default) both of these as two restarts, keeping the one whose final
+iHMM NLL is lower (the model's own objective: no label is read); where the input is not all
+numeric, ``"best"`` is the MAP-DP start alone. ``"one"`` every step in one state (EJS
+Algorithm 1) -- N_11 = T - 1 dominates every other option (PLOS Appendix B's "dominating
+reinforcement"), so no state ever opens: measured on the Table 4 data
+(``benchmarks/ihmm_table4.py``, 10 sequences), K = 1 and no label changes in the first sweep,
+NMI 0; ``"random"`` ``min(10, T)`` states drawn uniformly (seeded) -- a poor start:
+deterministic alternations between two states are local optima of the sweep (changing one
+label breaks two transitions); measured NMI 0.01-0.13 on 3 Table 4 sequences.
+
+Why "best": the MAP-DP start keeps MAP-iHMM near the K of the time-blind mixture. On the 10
+Table 4 sequences the MAP-DP start ended at K = 2-3 with NMI 0.55-0.70, the hard HDP-HMM start
+at K = 4-5 with NMI 0.83-0.89, and the iHMM NLL of the second was lower on all 10, by 790 to
+1 340 nats (measured 2026-11-25). The direct hard model's defaults were themselves chosen on
+synthetic sticky sequences that include a 5-state generator like Table 4's, so the two are not
+independent there; the NLL, not the labels, picks the start on any data.
 
 Defaults, chosen by measurement on the Table 4 recipe (5 seeds x 2 readings of sigma, see
 ``benchmarks/results/ihmm-table4-2026-11-24.txt``): ``kappa="mean"`` -- the same labels as
 ``"mode"`` on every sequence, but ``"mode"`` left an infinite NLL (I2) on some of them, which
 makes the stopping rule and the restart comparison meaningless; ``table_counts="greedy"`` --
 the same labels as ``"map"`` at lower cost, and deterministic unlike ``"sample"``;
-``init="mapdp"`` as above; ``new_state="ejs"`` (as printed; ``"exact"`` gave the same labels).
+``init`` as above; ``new_state="ejs"`` (as printed; ``"exact"`` gave the same labels).
 
 Boundary quirk of the Van Gael convention: the virtual predecessor is whatever state sits at
 index 0, so when the clean-up drops state 0 the virtual transitions move to the new state 0
@@ -135,9 +146,9 @@ from scipy.special import gammaln
 
 from . import _kernels
 from ._model import ModelData
-from ._validation import check_choice, check_int, check_nonneg, check_real
+from ._validation import check_choice, check_int, check_nonneg, check_real, restart_plan
 from .estimator import Problem, SweepEstimator
-from .hdp import _ExtraArgMixin, _neighbours
+from .hdp import HardHDPHMMDirect, _ExtraArgMixin, _neighbours
 from .mapdp import MAPDP, _run
 from .state import SweepState
 
@@ -146,7 +157,9 @@ KAPPA_FLOOR = 0.5
 
 TABLE_COUNTS = ("greedy", "map", "sample")
 KAPPAS = ("mode", "mean", "floor")
-INITS = ("mapdp", "one", "random")
+INITS = ("best", "mapdp", "hard", "one", "random")
+#: The starts ``init="best"`` runs, one restart each; the lower final iHMM NLL is kept.
+BEST_STARTS = ("mapdp", "hard")
 NEW_STATES = ("ejs", "exact")
 
 
@@ -524,6 +537,24 @@ class _Chain:
         return out
 
 
+def _numeric_view(X):
+    """The input's columns z-scored as floats, a gap at its column's mean (0), for the hard
+    HDP-HMM start; None when a column is not numeric."""
+    try:
+        A = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    if A.ndim != 2 or not np.isfinite(A[~np.isnan(A)]).all():
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an all-missing column
+        mu, sd = np.nanmean(A, axis=0), np.nanstd(A, axis=0)
+    mu = np.where(np.isfinite(mu), mu, 0.0)
+    sd = np.where(np.isfinite(sd) & (sd > 0), sd, 1.0)
+    Z = (A - mu) / sd
+    return np.ascontiguousarray(np.where(np.isnan(Z), 0.0, Z))
+
+
 class MAPIHMM(_ExtraArgMixin, SweepEstimator):
     """MAP inference in the HDP-HMM (infinite HMM), EJS §6.2 (see the module docstring).
 
@@ -537,7 +568,9 @@ class MAPIHMM(_ExtraArgMixin, SweepEstimator):
         the empirical-Bayes defaults.
     table_counts : "greedy", "map" or "sample", default="greedy"
     kappa : "mode", "mean" or "floor", default="mean"
-    init : "mapdp", "one" or "random", default="mapdp"
+    init : "best", "mapdp", "hard", "one" or "random", default="best"
+        The start (module docstring): "best" runs the MAP-DP and the hard HDP-HMM starts and
+        keeps the lower final iHMM NLL (``restart_values_`` holds both).
     new_state : "ejs" or "exact", default="ejs"
         The weight of a new state in the sweep: kappa_{K+1} as printed, or the split b kappa_{K+1}.
     max_iter : int, default=100
@@ -581,7 +614,7 @@ class MAPIHMM(_ExtraArgMixin, SweepEstimator):
     precompile = False
 
     def __init__(self, N0=1.0, M0=2.0, likelihood="auto", prior=None, table_counts="greedy", kappa="mean",
-                 init="mapdp", new_state="ejs", max_iter=100, tol=1e-6, random_state=None):
+                 init="best", new_state="ejs", max_iter=100, tol=1e-6, random_state=None):
         self.N0 = N0
         self.M0 = M0
         self.likelihood = likelihood
@@ -631,15 +664,33 @@ class MAPIHMM(_ExtraArgMixin, SweepEstimator):
         problem = MAPDP(N0=N0, likelihood=self.likelihood, prior=self.prior, max_iter=1)._validate(X)
         T = problem.n_rows
         prv, nxt = _neighbours(self._extra(), T)
-        settings.update(prv=prv, nxt=nxt, lengths=np.diff(np.append(np.flatnonzero(prv < 0), T)).tolist(),
-                        input=X, mapdp=problem.settings)
+        lengths = np.diff(np.append(np.flatnonzero(prv < 0), T)).tolist()
+        numeric = _numeric_view(X)
+        if settings["init"] == "hard" and numeric is None:
+            raise ValueError("init='hard' needs numeric columns only (the hard HDP-HMM measures squared "
+                             "distances); use init='mapdp' or 'best' for a table with text or category columns.")
+        starts = [settings["init"]]
+        if settings["init"] == "best":
+            starts = list(BEST_STARTS) if numeric is not None else ["mapdp"]
+        settings.update(prv=prv, nxt=nxt, lengths=lengths, input=X, mapdp=problem.settings, numeric=numeric,
+                        starts=starts)
         return Problem(problem.data, T, settings)
 
-    def _initial_labels(self, problem, rng) -> np.ndarray:
+    def _plan_for(self, problem: Problem):
+        """One restart per start (``init="best"``: the MAP-DP and the hard HDP-HMM starts), all
+        in time order; the restart's seed drives ``table_counts="sample"`` and ``init="random"``."""
+        starts = problem.settings["starts"]
+        seeds = [seed for _, seed in restart_plan(self.random_state, len(starts), problem.n_rows, shuffle=False)]
+        return [(start, seed) for start, seed in zip(starts, seeds)]
+
+    def _initial_labels(self, problem, rng, start: str) -> np.ndarray:
         s, T = problem.settings, problem.n_rows
-        if s["init"] == "one":
+        if start == "one":
             return np.zeros(T, dtype=np.int64)
-        if s["init"] == "random":
+        if start == "hard":
+            hard = HardHDPHMMDirect().fit(s["numeric"], lengths=s["lengths"] if len(s["lengths"]) > 1 else None)
+            return np.asarray(hard.labels_, dtype=np.int64)
+        if start == "random":
             from .metrics import relabel_by_first_appearance
 
             return relabel_by_first_appearance(rng.integers(0, min(10, T), T)).astype(np.int64)
@@ -650,7 +701,8 @@ class MAPIHMM(_ExtraArgMixin, SweepEstimator):
     def _sweeps(self, problem: Problem, order, rng) -> Iterator[SweepState]:
         s = problem.settings
         t0 = time.perf_counter()
-        chain = _Chain(problem.data, self._initial_labels(problem, rng), s["prv"], s["nxt"], s["N0"], s["M0"],
+        start = order if isinstance(order, str) else s["starts"][0]  # the plan's entry names the start
+        chain = _Chain(problem.data, self._initial_labels(problem, rng, start), s["prv"], s["nxt"], s["N0"], s["M0"],
                        s["new_state"])
         old = math.inf
         for iteration in range(1, s["max_iter"] + 1):

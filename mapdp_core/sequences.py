@@ -21,7 +21,7 @@ import pandas as pd
 
 from .dpmeans import DPMeans
 from .hdp import HardHDP, HardHDPHMM, HardHDPHMMDirect, default_direct_params, default_lambdas
-from .ihmm import MAPIHMM
+from .ihmm import BEST_STARTS, MAPIHMM
 from .mapdp import MAPDP
 from .metrics import clustering_scores, match_labels
 from .mixed_effects import MixedEffectsMAPDP
@@ -124,9 +124,17 @@ def _filled(X: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(X), 0.0, X) if np.isnan(X).any() else X
 
 
+def _lowest_nll(run, n_restarts: int) -> list:
+    """The states of the restart whose last state has the lowest ``neg_log_joint`` (as ``fit``
+    keeps: MAP-iHMM's ``init="best"`` runs one restart per start on numeric data)."""
+    runs = [list(run(r)) for r in range(n_restarts)]
+    return min(runs, key=lambda states: states[-1].neg_log_joint)
+
+
 def _estimators(N0: float, M0: float, penalty: float) -> dict:
-    return {"MAP-iHMM": lambda X, L: MAPIHMM(N0=N0, M0=M0, likelihood="normal_wishart", prior=None,
-                                             max_iter=50).iter_sweeps(X, L),
+    return {"MAP-iHMM": lambda X, L: _lowest_nll(lambda r: MAPIHMM(N0=N0, M0=M0, likelihood="normal_wishart",
+                                                                   prior=None, max_iter=50).iter_sweeps(X, L, restart=r),
+                                                 len(BEST_STARTS)),
             "Hard HDP-HMM": lambda X, L: HardHDPHMM(max_iter=50, **_scaled_lambdas(_filled(X), "hmm", penalty)
                                                     ).iter_sweeps(_filled(X), L),
             "Hard HDP-HMM (direct)": lambda X, L: HardHDPHMMDirect(max_iter=50, **_direct_params(_filled(X), penalty)

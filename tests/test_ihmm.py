@@ -214,7 +214,8 @@ def test_lengths_split_sequences_and_are_checked():
         MAPIHMM(likelihood="normal_gamma").fit(X, lengths=[100, 50])
     with pytest.raises(ValueError, match="lengths"):
         list(MAPIHMM(likelihood="normal_gamma").iter_sweeps(X, lengths=[300]))
-    states = list(MAPIHMM(likelihood="normal_gamma").iter_sweeps(X, lengths=[120, 80]))
+    kept = int(np.argmin(m.restart_values_))  # init="best": one restart per start, the lower NLL kept
+    states = list(MAPIHMM(likelihood="normal_gamma").iter_sweeps(X, lengths=[120, 80], restart=kept))
     assert states[-1].algorithm == "MAP-iHMM" and np.array_equal(states[-1].labels, m.labels_)
 
 
@@ -575,3 +576,21 @@ def test_prediction_survives_pickling_and_from_states():
     recorded = est.from_states(X, list(est.iter_sweeps(X)))
     np.testing.assert_array_equal(recorded.transmat_, m.transmat_)
     np.testing.assert_array_equal(recorded.predict(X2), m.predict(X2))
+
+
+
+def test_init_best_keeps_the_start_with_the_lower_ihmm_nll():
+    X, z = sticky_hmm(400, [-3.0, 0.0, 3.0, 6.0], 0.95, 1.0, 7)
+    best = MAPIHMM(likelihood="normal_gamma").fit(X)
+    alone = {start: MAPIHMM(likelihood="normal_gamma", init=start).fit(X) for start in ("mapdp", "hard")}
+    assert len(best.restart_values_) == 2
+    assert np.allclose(best.restart_values_, [alone["mapdp"].neg_log_joint_, alone["hard"].neg_log_joint_])
+    winner = min(alone.values(), key=lambda m: m.neg_log_joint_)
+    assert best.neg_log_joint_ == winner.neg_log_joint_ and np.array_equal(best.labels_, winner.labels_)
+    # a table with a text column has no hard start: "best" is the MAP-DP start alone, "hard" is refused
+    import pandas as pd
+
+    df = pd.DataFrame({"x": X[:, 0], "kind": np.where(X[:, 0] > 0, "a", "b")})
+    assert len(MAPIHMM(likelihood={"x": "normal_gamma", "kind": "categorical"}).fit(df).restart_values_) == 1
+    with pytest.raises(ValueError, match="numeric columns only"):
+        MAPIHMM(likelihood={"x": "normal_gamma", "kind": "categorical"}, init="hard").fit(df)

@@ -143,3 +143,14 @@ def test_gaps_are_left_out_by_the_probabilistic_models_and_filled_for_the_hard_o
     for r in runs:
         assert len(r.final) == 300 and (r.final >= 0).all()
     assert runs[0].nmi > 0.8  # MAP-iHMM still finds the sticky states through the gaps
+
+
+def test_the_page_runs_map_ihmm_as_fit_does():
+    from mapdp_core import MAPIHMM
+
+    table = sequences.hmm_demo(T=300, seed=3)
+    X, _ = sequences.sequence_matrix(table[["x1", "x2"]])
+    run = sequences.sequence_runs(X, algorithms=["MAP-iHMM"], N0=3.0)[0]
+    fitted = MAPIHMM(N0=3.0, M0=2.0, likelihood="normal_wishart", prior=None, max_iter=50).fit(X)
+    assert np.array_equal(run.final, sequences.match_labels(run.final, fitted.labels_))
+    assert run.n_clusters[-1] == fitted.n_clusters_
