@@ -130,6 +130,10 @@ def _as_frame(X) -> pd.DataFrame:
 
 def _check_magnitude(x: np.ndarray, name) -> None:
     """A real column whose variance under- or overflows would silently get a wrong prior."""
+    with np.errstate(invalid="ignore"):
+        lo, hi = np.nanmin(x) if x.size else np.nan, np.nanmax(x) if x.size else np.nan
+    if np.isfinite(lo) and np.isfinite(hi) and 1e-140 < hi - lo < 1e140 and max(abs(lo), abs(hi)) < 1e140:
+        return  # a spread this far from both limits cannot under- or overflow a variance: no copy of the column
     obs = x[np.isfinite(x)]
     if obs.size < 2 or np.all(obs == obs[0]):
         return

@@ -160,7 +160,8 @@ def _run(parsed: ParsedData, N0: float, order: np.ndarray, tol: float, max_iter:
         # (1.3-1.8x faster at 400 000 rows than a random order): the same rows are visited and
         # moved in the same sequence, so every number is the same.
         parsed = ParsedData(np.ascontiguousarray(parsed.X[order]), parsed.names, parsed.blocks, parsed.categories)
-        inverse = np.argsort(order)
+        inverse = np.empty(N, dtype=np.int64)
+        inverse[order] = identity  # the permutation's inverse, in O(N)
     model = ModelData(parsed)
     if inverse is not None:  # the data-only constants summed in the rows' own order, as without the copy
         model.pconst_total = float(model.pconst[inverse].sum())

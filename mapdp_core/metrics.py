@@ -211,8 +211,14 @@ def match_label_sequence(frames: Iterable, reference=None) -> list[np.ndarray]:
 
 
 def relabel_by_first_appearance(labels) -> np.ndarray:
-    """Labels renumbered 0..K-1 in order of first appearance: equal partitions give equal arrays."""
-    _, first, inverse = np.unique(np.asarray(labels), return_index=True, return_inverse=True)
+    """Labels renumbered 0..K-1 in order of first appearance: equal partitions give equal arrays.
+
+    O(N) for cluster ids (:func:`codes` and one minimum per id): it runs on every row of a large
+    table when a subsample's partition is extended to it."""
+    labels = np.asarray(labels).reshape(-1)
+    _, inverse = codes(labels)
+    first = np.full(int(inverse.max()) + 1 if inverse.size else 0, labels.size, dtype=np.int64)
+    np.minimum.at(first, inverse, np.arange(labels.size))
     rank = np.empty(first.size, dtype=np.int64)
     rank[np.argsort(first)] = np.arange(first.size)
-    return rank[inverse.reshape(-1)]
+    return rank[inverse]

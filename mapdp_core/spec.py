@@ -22,6 +22,7 @@ float64 can hold (|x| <= 1e150, spread >= 1e-150): otherwise a message says what
 from __future__ import annotations
 
 import numbers
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -239,6 +240,7 @@ def _check_prior_conditioning(user: dict, family: str, sub: np.ndarray, sub_name
     if D < 2:
         return
     record = FAMILIES[family]
+    sd = None
     for key, value in user.items():
         try:
             A = np.asarray(value, dtype=float)
@@ -246,12 +248,11 @@ def _check_prior_conditioning(user: dict, family: str, sub: np.ndarray, sub_name
             continue
         if A.shape != (D, D):
             continue  # the family names a wrong shape
-        observed = ~np.isnan(sub)
-        count = observed.sum(axis=0)
-        with np.errstate(all="ignore"):  # columns with no observed value get unit scale below
-            mean = np.where(observed, sub, 0.0).sum(axis=0) / np.maximum(count, 1)
-            sd = np.sqrt(np.where(observed, (sub - mean) ** 2, 0.0).sum(axis=0) / np.maximum(count, 1))
-        sd = np.where(np.isfinite(sd) & (sd > 0), sd, 1.0)
+        if sd is None:  # the columns' spread, once per block (a pass over every row)
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # columns with no observed value get unit scale
+                sd = np.nanstd(sub, axis=0) if np.isnan(sub).any() else np.std(sub, axis=0)
+            sd = np.where(np.isfinite(sd) & (sd > 0), sd, 1.0)
         power = record.spread_power if key == record.spread_key else 1
         check_condition(A * np.outer(sd, sd) ** (-power),
                         f"prior '{key}' of the {family} likelihood (columns {list(sub_names)}), in the columns' own "

@@ -24,7 +24,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ._common import (LOG_2, LOG_2PI, LOG_PI, WITHIN_FRACTION, build_columns, column_sd, log1p_square, resolve_vector_prior,
+from ._common import (LOG_2, column_mean_var, LOG_2PI, LOG_PI, WITHIN_FRACTION, build_columns, column_sd, log1p_square, resolve_vector_prior,
                       spread_sentence, welford_move)
 
 NAME = "normal_gamma"
@@ -170,10 +170,10 @@ def check_data(X: np.ndarray, names, family: str = NAME) -> None:
 
 
 def default_prior(X: np.ndarray) -> dict:
-    var = np.nanvar(X, axis=0)
+    mean, var = column_mean_var(X)
     var = np.where(var > 0, var, 1.0)
     D = X.shape[1]
-    return {"m0": np.nanmean(X, axis=0), "c0": np.full(D, WITHIN_FRACTION), "a0": np.full(D, 5.0),
+    return {"m0": mean, "c0": np.full(D, WITHIN_FRACTION), "a0": np.full(D, 5.0),
             "b0": 4.0 * WITHIN_FRACTION * var}
 
 

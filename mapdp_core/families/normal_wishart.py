@@ -45,7 +45,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ._common import (LOG_2, LOG_PI, WITHIN_FRACTION, back_solve, cholesky_in_place, column_sd, forward_solve,
+from ._common import (LOG_2, column_mean_var, LOG_PI, WITHIN_FRACTION, back_solve, cholesky_in_place, column_sd, forward_solve,
                       log_diagonal_sum, merge_prior, observed_indices, spd_matrix, spread_sentence)
 
 NAME = "normal_wishart"
@@ -363,10 +363,10 @@ def check_data(X: np.ndarray, names, family: str = NAME) -> None:
 
 def default_prior(X: np.ndarray) -> dict:
     N, D = X.shape
-    var = np.nanvar(X, axis=0)
+    mean, var = column_mean_var(X)
     var = np.where(var > 0, var, 1.0)
     a0 = float(max(10.0, D + 3.0))
-    return {"m0": np.nanmean(X, axis=0), "c0": WITHIN_FRACTION, "a0": a0,
+    return {"m0": mean, "c0": WITHIN_FRACTION, "a0": a0,
             "B0": np.diag(1.0 / (WITHIN_FRACTION * (a0 - D - 1.0) * var))}
 
 
