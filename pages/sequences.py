@@ -45,7 +45,8 @@ def show_sequence(table, features, time_column, subject_column, truth, tag: str,
         st.caption(seq.note)
 
     def compute():
-        with st.spinner("Running MAP-iHMM, the hard HDP-HMM and MAP-DP..."):
+        with st.spinner("Running " + ", ".join(chosen) + "... (the first run after an install also compiles the "
+                        "hard models' kernels, once: about 15 s)"):
             return sequences.sequence_runs(seq.X, seq.lengths, seq.truth, N0=float(n0), algorithms=chosen,
                                            penalty=float(penalty))
 
@@ -122,7 +123,8 @@ def show_groups(table, features, group_column, truth, tag: str, exclude=()):
                                key="w_grp_penalty", help=PENALTY_HELP)
 
     def compute():
-        with st.spinner("Running the hard HDP, DP-means and MAP-DP..."):
+        with st.spinner("Running the hard HDP, DP-means and MAP-DP... (the first run after an install also compiles "
+                        "the hard HDP's kernels, once: about 15 s)"):
             return sequences.group_fit(table, features, group_column, truth=truth, penalty=float(penalty),
                                        exclude=exclude)
 

@@ -5,10 +5,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy import stats
-from scipy.special import xlogy
+from scipy.special import rel_entr, xlogy
+from sklearn.base import clone
 
+from mapdp_core import _hdp_kernels as _hk
+from mapdp_core import hdp as hdp_module
 from mapdp_core.dpmeans import DPMeans
-from mapdp_core.hdp import (HardHDP, HardHDPHMM, HardHDPHMMDirect, _direct_beta, _direct_pi, _viterbi,
+from mapdp_core.hdp import (HardHDP, HardHDPHMM, HardHDPHMMDirect, _Clusters, _direct_beta, _direct_pi, _viterbi,
                             asymp_ihmm_objective, default_direct_params, default_lambdas, divergence,
                             hdp_hmm_direct_objective, hdp_hmm_objective, hdp_objective)
 from mapdp_core.metrics import clustering_scores
@@ -663,3 +666,401 @@ def test_direct_parameters_and_conventions():
     with pytest.raises(ValueError, match="rows of pi"):
         hdp_hmm_direct_objective(X, np.full(12, 3), np.ones(3) / 3, np.ones((2, 3)) / 3, zeta=1.0,
                                  lambda_global=1.0, lambda_local=1.0)
+
+
+# ------------------------------------------------------------------ numba kernels vs their Python twins
+# The assignment sweeps and the local moves run in numba (mapdp_core/_hdp_kernels.py), and the
+# HMM's merges price a candidate from per-state pieces. Their reference twins below are the
+# Python routines of hdp.py as they were before, copied verbatim (only renamed, and the merges'
+# helpers read from hdp); every call of a kernel in this module is shadowed by its twin on
+# copies of the same inputs and must give the same labels, centres, counts and K to the bit
+# (``shadow_twins``), and whole fits are compared with the twins swapped in (``python_twins``).
+def ref_hdp_sweep(Y, w, z, C: _Clusters, gidx, G, order, lam1, lam2, lam3, kind, newcost) -> int:
+    """One assignment sweep (OTHER-SYSTEMS 3.2(a) step 2), in place; returns rows changed."""
+    cap = C.M.shape[0]
+    usage = np.zeros((G, cap), dtype=np.int64)
+    np.add.at(usage, (gidx, z), 1)
+    gsize = np.bincount(gidx, minlength=G)
+    changed = 0
+    for n in order:
+        i, c = gidx[n], z[n]
+        C.count[c] -= 1
+        usage[i, c] -= 1
+        others = gsize[i] - 1  # rows left in the group: a one-row group never pays lambda_local
+        K = C.K
+        cost = w[n] * divergence(Y[n:n + 1], C.M[:K], kind)[0]
+        if others > 0:
+            cost = cost + lam2 * (usage[i, :K] == 0)
+        cost[C.count[:K] == 0] = np.inf
+        new = lam1 + (lam2 if others > 0 else 0.0) + newcost[n]
+        best = int(np.argmin(cost))
+        if cost[c] <= cost[best]:
+            best = c
+        if new < cost[best]:
+            if C.count[c] == 0:
+                best = c  # the emptied cluster comes back as "new", recentred
+            else:
+                if C.K == cap:
+                    C.grow()
+                    usage = np.hstack([usage, np.zeros_like(usage)])
+                    cap = C.M.shape[0]
+                best = C.K
+                C.K += 1
+            C.M[best] = w[n] * Y[n] / (w[n] + lam3)
+        z[n] = best
+        C.count[best] += 1
+        usage[i, best] += 1
+        changed += best != c
+    return changed
+
+
+def ref_hdp_local_moves(Y, w, z, C: _Clusters, gidx, G, lam1, lam2, lam3, kind) -> int:
+    """Kulis & Jordan's local-cluster moves (3.2(a) step 3), in place; returns rows changed."""
+    changed = 0
+    for i in range(G):
+        rows_i = np.flatnonzero(gidx == i)
+        for c in np.unique(z[rows_i]):
+            L = rows_i[z[rows_i] == c]
+            if L.size == 0:
+                continue
+            K = C.K
+            C.count[c] -= L.size
+            rest = rows_i[z[rows_i] != c]
+            used = np.zeros(K, dtype=bool)
+            used[z[rest]] = True
+            cost = (w[L][:, None] * divergence(Y[L], C.M[:K], kind)).sum(axis=0)
+            if rest.size > 0:
+                cost = cost + lam2 * ~used
+            cost[C.count[:K] == 0] = np.inf
+            mu = (w[L][:, None] * Y[L]).sum(axis=0) / (w[L].sum() + lam3)
+            new = (lam1 + (lam2 if rest.size > 0 else 0.0)
+                   + float((w[L] * divergence(Y[L], mu[None], kind)[:, 0]).sum()) + lam3 * float(mu @ mu))
+            best = int(np.argmin(cost))
+            if cost[c] <= cost[best]:
+                best = c
+            if new < cost[best]:
+                if C.count[c] == 0:
+                    best = c
+                else:
+                    if C.K == C.M.shape[0]:
+                        C.grow()
+                    best = C.K
+                    C.K += 1
+                C.M[best] = mu
+            z[L] = best
+            C.count[best] += L.size
+            changed += L.size * (best != c)
+    return changed
+
+
+def ref_hmm_sweep(Y, w, z, C: _Clusters, prv, nxt, order, lam1, lam2, lam3, kind, newcost) -> int:
+    """One assignment sweep of OTHER-SYSTEMS 3.2(b), in place; returns time steps changed."""
+    cap = C.M.shape[0]
+    tr = np.zeros((cap, cap), dtype=np.int64)
+    t_all = np.flatnonzero(nxt >= 0)
+    np.add.at(tr, (z[t_all], z[nxt[t_all]]), 1)
+    s = (tr > 0).sum(axis=1)
+    changed = 0
+    for t in order:
+        c = z[t]
+        p, q = prv[t], nxt[t]
+        a = z[p] if p >= 0 else -1
+        b = z[q] if q >= 0 else -1
+        C.count[c] -= 1
+        if a >= 0:
+            tr[a, c] -= 1
+            if tr[a, c] == 0:
+                s[a] -= 1
+        if b >= 0:
+            tr[c, b] -= 1
+            if tr[c, b] == 0:
+                s[c] -= 1
+        K = C.K
+        ks = np.arange(K)
+        delta = np.zeros(K)
+        add1 = np.zeros(K, dtype=bool)  # the edge a -> k is new
+        if a >= 0:
+            add1 = tr[a, :K] == 0
+            delta += add1 & (s[a] >= 1)
+        if b >= 0:
+            add2 = tr[:K, b] == 0
+            s_after = s[:K] + (add1 & (ks == a))
+            same = (ks == a) & (ks == b)  # a -> k and k -> b are the one self-edge
+            delta += add2 & (s_after >= 1) & ~same
+        cost = w[t] * divergence(Y[t:t + 1], C.M[:K], kind)[0] + lam2 * delta
+        cost[C.count[:K] == 0] = np.inf
+        new = lam1 + newcost[t] + (lam2 if a >= 0 and s[a] >= 1 else 0.0)
+        best = int(np.argmin(cost))
+        if cost[c] <= cost[best]:
+            best = c
+        if new < cost[best]:
+            if C.count[c] == 0:
+                best = c
+            else:
+                if C.K == cap:
+                    C.grow()
+                    grown = np.zeros((2 * cap, 2 * cap), dtype=np.int64)
+                    grown[:cap, :cap] = tr
+                    tr = grown
+                    s = np.concatenate([s, np.zeros(cap, dtype=s.dtype)])
+                    cap = 2 * cap
+                best = C.K
+                C.K += 1
+            C.M[best] = w[t] * Y[t] / (w[t] + lam3)
+        z[t] = best
+        C.count[best] += 1
+        if a >= 0:
+            if tr[a, best] == 0:
+                s[a] += 1
+            tr[a, best] += 1
+        if b >= 0:
+            if tr[best, b] == 0:
+                s[best] += 1
+            tr[best, b] += 1
+        changed += best != c
+    return changed
+
+
+
+def ref_hmm_merges(Y, w, z, M, J, nxt, lam1, lam2, lam3, kind, max_states=50):
+    """Greedy merges of two states (not in the papers; added because the time-step sweep can
+    only split): while some merge of states a < b, with the centres at their optimum, lowers
+    J_comb, apply the best one. Skipped above ``max_states`` states (O(K²·T) per pass).
+    Returns (labels, centres, J, rows relabelled)."""
+    moved = 0
+    while 1 < M.shape[0] <= max_states:
+        K = M.shape[0]
+        best = (J, None)
+        for a in range(K):
+            for b in range(a + 1, K):
+                zz = np.where(z == b, a, z)
+                zz = np.where(zz > b, zz - 1, zz)
+                MM = hdp_module._optimal_means(Y, w, zz, K - 1, lam3)
+                JJ = hdp_module._hmm_J(Y, w, zz, MM, nxt, lam1, lam2, lam3, kind)
+                if JJ < best[0] - 1e-12 * abs(best[0]):
+                    best = (JJ, (zz, MM, int((z == b).sum())))
+        if best[1] is None:
+            break
+        J, (z, M, n) = best[0], best[1]
+        moved += n
+    return z, M, J, moved
+
+
+_TWINS = {"_hdp_sweep": ref_hdp_sweep, "_hdp_local_moves": ref_hdp_local_moves, "_hmm_sweep": ref_hmm_sweep,
+          "_hmm_merges": ref_hmm_merges}
+
+_FAST = {name: getattr(hdp_module, name) for name in _TWINS}
+
+
+def _clusters_copy(C):
+    D = _Clusters.__new__(_Clusters)
+    D.Y, D.w, D.M, D.count, D.K = C.Y, C.w, C.M.copy(), C.count.copy(), C.K
+    return D
+
+
+def _shadowed(name, kernel):
+    """``kernel`` (hdp.<name>), checked call by call against its twin run on copies."""
+    twin = _TWINS[name]
+    if name == "_hmm_merges":
+        def merges(Y, w, z, M, J, *args):
+            ref = twin(Y, w, z.copy(), M.copy(), J, *args)
+            out = kernel(Y, w, z, M, J, *args)
+            np.testing.assert_array_equal(out[0], ref[0], err_msg=name)
+            np.testing.assert_array_equal(out[1], ref[1], err_msg=name)
+            assert out[2] == ref[2] and out[3] == ref[3], (name, out[2:], ref[2:])  # J to the bit
+            return out
+
+        return merges
+
+    def run(Y, w, z, C, *args):
+        z_ref, C_ref = z.copy(), _clusters_copy(C)
+        changed_ref = twin(Y, w, z_ref, C_ref, *args)
+        changed = kernel(Y, w, z, C, *args)
+        assert changed == changed_ref, name
+        np.testing.assert_array_equal(z, z_ref, err_msg=name)
+        assert C.K == C_ref.K, name
+        np.testing.assert_array_equal(C.M[:C.K], C_ref.M[:C.K], err_msg=name)  # exactly equal
+        np.testing.assert_array_equal(C.count[:C.K], C_ref.count[:C.K], err_msg=name)
+        return changed
+
+    return run
+
+
+@pytest.fixture(autouse=True, scope="module")
+def shadow_twins():
+    """Every test of this module runs the numba kernels with each call checked against its
+    Python twin (module scope: hypothesis's tests take no function-scoped fixture; the tests
+    that swap the twins in put the shadowed kernels back when they are done)."""
+    with pytest.MonkeyPatch.context() as m:
+        for name in _TWINS:
+            m.setattr(hdp_module, name, _shadowed(name, getattr(hdp_module, name)))
+        yield
+
+
+@pytest.fixture
+def python_twins(monkeypatch):
+    """A function that runs a callable once with the numba kernels and once with the Python
+    twins swapped into hdp.py, returning both results."""
+    def both(call):
+        with monkeypatch.context() as m:
+            for name, fast in _FAST.items():
+                m.setattr(hdp_module, name, fast)  # not shadowed: the twins run once, below
+            fast = call()
+            for name, twin in _TWINS.items():
+                m.setattr(hdp_module, name, twin)
+            slow = call()
+        return fast, slow
+
+    return both
+
+
+def _random_problem(rng, kind, N, D):
+    """Data with many ties (small integers, 0/1, repeated rows) or continuous values."""
+    if kind == "squared_euclidean":
+        if rng.random() < 0.5:
+            X = rng.integers(-3, 4, size=(N, D)).astype(float)
+        else:
+            X = rng.normal(size=(N, D)) * rng.uniform(0.5, 3) + rng.integers(0, 3, size=(N, 1)) * 4.0
+    elif kind == "bernoulli":
+        X = (rng.random((N, D)) < rng.uniform(0.1, 0.9, size=(3, D))[rng.integers(0, 3, N)]).astype(float)
+        X[rng.random(N) < 0.3] = X[0]
+    else:
+        X = rng.poisson(rng.uniform(0.3, 6, size=(3, D))[rng.integers(0, 3, N)]).astype(float)
+        if kind == "multinomial":
+            X[:, 0] += 1
+    return X
+
+
+def _assert_same_fit(fast, slow):
+    np.testing.assert_array_equal(fast.labels_, slow.labels_)
+    np.testing.assert_allclose(fast.objective_history_, slow.objective_history_, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(fast.cluster_centers_, slow.cluster_centers_, rtol=1e-12, atol=0)
+    assert fast.n_iter_ == slow.n_iter_
+
+
+KINDS = ["squared_euclidean", "poisson", "bernoulli", "multinomial"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("seed", range(6))
+def test_kernels_match_python_twins_on_random_problems(python_twins, kind, seed):
+    """Whole fits (HardHDP with and without local moves, HardHDPHMM from both starts,
+    HardHDPHMMDirect without merges) with the kernels and with the Python twins: the same labels, centres
+    and objective histories. Includes D = 1 (NumPy's pairwise sums over the rows), D > 8
+    (pairwise sums over the columns) and lambdas small enough to grow past the initial
+    capacity of 16 clusters."""
+    rng = np.random.default_rng(1000 + seed)
+    N = int(rng.integers(20, 60))
+    D = [1, 2, 3, 5, 9, 17][seed]
+    X = _random_problem(rng, kind, N, D)
+    B = default_lambdas(X, kind)[0]
+    lam1 = B * float(rng.choice([0.05, 0.5, 1.0, 2.0]))
+    lam2 = B * float(rng.choice([0.0, 0.3, 1.0]))
+    lam3 = float(rng.choice([0.0, 0.7])) if kind == "squared_euclidean" else 0.0
+    groups = rng.integers(0, int(rng.integers(1, 8)), N)
+    cut = int(rng.integers(1, N))
+    for local in (True, False):
+        est = HardHDP(lam1, lam2, lam3, divergence=kind, local_moves=local, max_iter=30)
+        _assert_same_fit(*python_twins(lambda: clone(est).fit(X, groups)))
+    for init in ("dpmeans", "one"):
+        est = HardHDPHMM(lam1, lam2, lam3, divergence=kind, init=init, max_iter=30)
+        _assert_same_fit(*python_twins(lambda: clone(est).fit(X, [cut, N - cut])))
+    # the direct class runs the kernels in its DP-means start only (its merges are slow and untouched)
+    est = HardHDPHMMDirect(lam1, B, B / 4, lam3, divergence=kind, max_iter=3, merges=False)
+    _assert_same_fit(*python_twins(lambda: clone(est).fit(X)))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems(), st.booleans())
+def test_kernels_match_python_twins_step_by_step(problem, local):
+    """On the property test's problems (tiny, many ties): the same states, step objectives
+    included, sweep by sweep (and every kernel call shadowed by ``shadow_twins``)."""
+    kind, X, lam1, lam2, lam3, groups, lengths = problem
+    for est, extra in ((HardHDP(lam1, lam2, lam3, divergence=kind, local_moves=local, tol=0.0), groups),
+                       (HardHDPHMM(lam1, lam2, lam3, divergence=kind, tol=0.0, init=("one", "dpmeans")[local]),
+                        lengths)):
+        fast = list(est.iter_sweeps(X, extra))
+        with pytest.MonkeyPatch.context() as m:
+            for name, twin in _TWINS.items():
+                m.setattr(hdp_module, name, twin)
+            slow = list(est.iter_sweeps(X, extra))
+        assert len(fast) == len(slow)
+        for a, b in zip(fast, slow):
+            np.testing.assert_array_equal(a.labels, b.labels)
+            np.testing.assert_allclose(a.summaries["step_objectives"], b.summaries["step_objectives"], rtol=1e-12,
+                                       atol=0)
+
+
+def test_kernel_divergence_is_numpys_to_the_bit():
+    """The kernels' divergence of one row from one centre equals hdp.divergence exactly (scipy's
+    rel_entr rounding, NumPy's pairwise column sums up to D = 300), infinities included."""
+    rng = np.random.default_rng(7)
+    x = np.concatenate([rng.poisson(2, 500).astype(float), rng.random(500), 10 ** rng.uniform(-320, 308, 500),
+                        [0, 0, 1, -1, np.nan, np.inf, 0, 5]])
+    y = np.concatenate([rng.uniform(0, 5, 500), rng.random(500), 10 ** rng.uniform(-320, 308, 500),
+                        [0, 1, 0, 1, 1, 1, -1, np.inf]])
+    with np.errstate(over="ignore"):
+        got = np.array([_hk.rel_entr(a, b) for a, b in zip(x, y)])
+    np.testing.assert_array_equal(got, rel_entr(x, y))
+    buf = np.empty(300)
+    for kind in KINDS:
+        for D in (1, 2, 7, 8, 9, 16, 17, 128, 129, 300):
+            Y = _random_problem(rng, kind, 4, D)
+            if kind == "multinomial":
+                Y = Y / Y.sum(axis=1, keepdims=True)
+            M = np.vstack([Y[:2], rng.random((2, D)), np.zeros((1, D)), np.ones((1, D))])
+            if kind == "squared_euclidean":
+                M = rng.normal(size=(4, D)) * 10.0 ** rng.uniform(-3, 3, size=(4, D))
+            ref = divergence(Y, M, kind)
+            got = np.empty((len(Y), len(M)))
+            for n in range(len(Y)):
+                _hk.divergences(Y, n, M, len(M), _hk.KIND_CODES[kind], buf, got[n])
+            np.testing.assert_array_equal(got, ref, err_msg=f"{kind} D={D}")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("seed", range(8))
+def test_kernel_calls_match_twins_from_random_states(kind, seed):
+    """One call of each kernel from a random state (labels, centres away from their optimum,
+    some on the boundary where a Bregman divergence is infinite, capacity full so that the
+    first new cluster grows the arrays), against its twin: same labels, centres, counts, K."""
+    rng = np.random.default_rng(2000 + seed)
+    N, D, K = int(rng.integers(10, 80)), int(rng.choice([1, 2, 4, 9])), int(rng.integers(1, 6))
+    X = _random_problem(rng, kind, N, D)
+    Y, w = hdp_module._prepare(X, kind, "test")
+    z = np.sort(rng.integers(0, K, N)) if seed % 2 else rng.integers(0, K, N)
+    z = np.unique(z, return_inverse=True)[1].astype(np.int64)
+    K = int(z.max()) + 1
+    M = hdp_module._optimal_means(Y, w, z, K, 0.0)
+    M = M + (rng.normal(scale=0.5, size=M.shape) if kind == "squared_euclidean" else 0.0)
+    if kind == "bernoulli":
+        M = np.where(rng.random(M.shape) < 0.2, rng.integers(0, 2, M.shape), M)
+    elif kind in ("poisson", "multinomial"):
+        M = np.where(rng.random(M.shape) < 0.2, 0.0, M * rng.uniform(0.5, 1.5, M.shape))
+    B = max(default_lambdas(X, kind)[0], 1e-3)
+    lam1, lam2 = B * rng.choice([0.02, 0.3, 1.0]), B * rng.choice([0.0, 0.3, 2.0])
+    lam3 = float(rng.choice([0.0, 0.5])) if kind == "squared_euclidean" else 0.0
+    newcost = w * lam3 / (w + lam3) * (Y ** 2).sum(axis=1) if lam3 > 0 else np.zeros(N)
+    groups = rng.integers(0, int(rng.integers(1, 6)), N)
+    gidx = np.unique(groups, return_inverse=True)[1].astype(np.int64)
+    G = int(gidx.max()) + 1
+    prv, nxt = hdp_module._neighbours([N // 2, N - N // 2] if N > 1 else None, N)
+    order = rng.permutation(N).astype(np.int64)
+
+    def full(z):  # clusters at full capacity
+        C = _Clusters(Y, w, z, M)
+        C.M, C.count = C.M[:K].copy(), C.count[:K].copy()
+        return C
+
+    calls = [("_hdp_sweep", (gidx, G, order, lam1, lam2, lam3, kind, newcost)),
+             ("_hdp_local_moves", (gidx, G, lam1, lam2, lam3, kind)),
+             ("_hmm_sweep", (prv, nxt, order, lam1, lam2, lam3, kind, newcost))]
+    for name, args in calls:
+        z1, z2 = z.copy(), z.copy()
+        C1, C2 = full(z1), full(z2)
+        changed = _FAST[name](Y, w, z1, C1, *args)
+        assert changed == _TWINS[name](Y, w, z2, C2, *args), name
+        np.testing.assert_array_equal(z1, z2, err_msg=name)
+        assert C1.K == C2.K, name
+        np.testing.assert_array_equal(C1.M[:C1.K], C2.M[:C2.K], err_msg=name)
+        np.testing.assert_array_equal(C1.count[:C1.K], C2.count[:C2.K], err_msg=name)
