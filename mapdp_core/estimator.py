@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Iterator
@@ -173,6 +174,15 @@ def until_stopped(states, stop: StopFlag):
         yield state
 
 
+def _local_threads() -> bool:
+    """True when joblib would run our items in threads of this process (no backend chosen by
+    the user through ``joblib.parallel_config``, or the threading one)."""
+    from joblib._parallel_backends import ThreadingBackend
+    from joblib.parallel import get_active_backend
+
+    return isinstance(get_active_backend(prefer="threads")[0], ThreadingBackend)
+
+
 def run_many(function, items, n_jobs=None, stop: StopFlag | None = None, on_done=None) -> list:
     """``[function(item) for item in items]``, in parallel threads: ``n_jobs`` of them, or with
     None one per item up to the number of cores (as scikit-learn's KMeans uses every core
@@ -214,6 +224,18 @@ def run_many(function, items, n_jobs=None, stop: StopFlag | None = None, on_done
             return function(item)
 
     try:
+        if _local_threads():
+            # joblib's own thread pool would do the same, but its ordered retrieval polls every
+            # 10 ms: up to 0.2 s of a 0.6 s fit at 400 000 rows went to those waits (measured).
+            n_threads = n_jobs if n_jobs > 0 else max(1, (os.cpu_count() or 1) + 1 + n_jobs)
+            pool = ThreadPoolExecutor(min(n_threads, len(items)))
+            try:
+                futures = [pool.submit(guarded, item) for item in items]
+                for future in futures:
+                    collect(future.result())
+            finally:
+                pool.shutdown(wait=False, cancel_futures=True)  # on failure the wait is below
+            return results
         for result in Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(
                 delayed(guarded)(item) for item in items):
             collect(result)

@@ -77,3 +77,17 @@ def test_run_many_keeps_order_and_reports_progress_locally():
     assert out == [x * x for x in range(7)]
     assert seen == [(d, 7) for d in range(1, 8)]
     assert run_many(lambda x: -x, [3], 1, on_done=lambda d, t: seen.append((d, t))) == [-3]
+
+
+def test_local_runs_take_this_process_threads_and_a_chosen_backend_takes_joblib():
+    import threading
+
+    from mapdp_core import estimator
+
+    assert estimator._local_threads()
+    names = run_many(lambda _: threading.current_thread().name, range(4), 2)
+    assert all(name.startswith("ThreadPoolExecutor") for name in names)
+    with parallel_config(backend="loky"):
+        assert not estimator._local_threads()
+    with parallel_config(backend="threading"):
+        assert estimator._local_threads()
