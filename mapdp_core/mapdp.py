@@ -178,6 +178,21 @@ def _run(parsed: ParsedData, N0: float, order: np.ndarray, tol: float, max_iter:
             pool.shutdown()
 
 
+def last_state(parsed: ParsedData, N0: float, random_state, init: np.ndarray | None = None) -> SweepState:
+    """The final state of ``MAPDP(N0=N0, n_init=1, random_state=random_state, init=init)`` fitted
+    on the rows ``parsed`` holds (likelihood and prior already resolved), without the
+    estimator's checks: for callers that run many small fits on rows they have checked and
+    parsed once (the hyperparameter search). The same plan and sweeps as ``fit``, so the same
+    labels and joint (tested)."""
+    N = parsed.X.shape[0]
+    order = restart_plan(random_state, 1, N, shuffle=True)[0][0]
+    start = None if init is None else _check_init(init, N)
+    state = None
+    for state in _run(parsed, float(N0), order, 1e-6, 100, init=start):
+        pass
+    return state
+
+
 def _sweeps_of(model, labels, K, order, visit, inverse, N0, log_n0, tol, max_iter, rng, init, pool, threads, t0):
     """``_run``'s sweeps over rows stored in visiting order (``order`` the identity; ``visit``
     the input rows in that order, None when it is theirs); states give the labels in the

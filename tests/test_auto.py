@@ -252,3 +252,33 @@ def test_a_subsampled_search_checks_the_structure_on_more_rows(monkeypatch, chec
     if check_rows >= 400:  # checked on every row: the fit starts there and MAP-DP never raises the joint
         assert m.neg_log_joint_ <= winner["neg_log_joint"] + 1e-6
     assert len(m.labels_) == 400
+
+
+@pytest.mark.parametrize("case", ["gaussian", "mixed_with_gaps"])
+def test_the_searchs_lean_runs_are_the_estimators_fits(case):
+    """The search runs its candidates through ``mapdp.last_state`` on rows parsed once; each run
+    must end where ``MAPDP(n_init=1, random_state=seed, init=...).fit`` ends (labels, K, joint)."""
+    from mapdp_core.mapdp import last_state
+    from mapdp_core.spec import parse
+
+    rng = np.random.default_rng(3)
+    n = 240
+    if case == "gaussian":
+        X = pd.DataFrame(np.vstack([rng.normal(0, 1, (n // 2, 2)), rng.normal(4, 1, (n // 2, 2))]), columns=["a", "b"])
+        likelihood, prior = "normal_wishart", None
+    else:
+        X = pd.DataFrame({"x": rng.normal(size=n), "y": rng.normal(size=n), "c": rng.integers(0, 3, n).astype(float),
+                          "k": rng.poisson(3.0, n).astype(float)})
+        X.loc[rng.choice(n, 30, replace=False), "x"] = np.nan
+        X.loc[rng.choice(n, 20, replace=False), "c"] = np.nan
+        likelihood, prior = {("x", "y"): "normal_wishart", "c": "categorical", "k": "poisson"}, None
+    parsed = parse(X, likelihood, prior)
+    start = rng.integers(0, 5, n)
+    for N0 in (0.3, 3.0):
+        for seed in (0, 11):
+            for init in (None, start):
+                state = last_state(parsed, N0, seed, init)
+                m = MAPDP(N0=N0, likelihood=likelihood, prior=prior, n_init=1, random_state=seed, init=init).fit(X)
+                assert np.array_equal(state.labels, m.labels_)
+                assert state.n_clusters == m.n_clusters_
+                assert state.neg_log_joint == m.neg_log_joint_
