@@ -98,7 +98,8 @@ def suspicious_zeros(values) -> int:
 def _count_evidence(values: np.ndarray, words: set, zeros_flagged: bool) -> tuple[bool, str]:
     """Whether non-negative whole numbers are plausibly counts, and why (for the reason)."""
     n = values.size
-    mean, var = float(values.mean()), float(values.var())
+    with np.errstate(over="ignore"):  # values near 1e308: var = inf reads as far too spread, no warning needed
+        mean, var = float(values.mean()), float(values.var())
     sd = math.sqrt(var)
     disp = var / mean if mean > 0 else 0.0
     if zeros_flagged:
