@@ -177,8 +177,7 @@ def until_stopped(states, stop: StopFlag):
 def _local_threads() -> bool:
     """True when joblib would run our items in threads of this process (no backend chosen by
     the user through ``joblib.parallel_config``, or the threading one)."""
-    from joblib._parallel_backends import ThreadingBackend
-    from joblib.parallel import get_active_backend
+    from joblib.parallel import ThreadingBackend, get_active_backend
 
     return isinstance(get_active_backend(prefer="threads")[0], ThreadingBackend)
 
