@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import statistics
 import sys
 import time
 import warnings
@@ -36,33 +35,16 @@ from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 from sklearn.metrics import normalized_mutual_info_score  # noqa: E402
 from sklearn.mixture import BayesianGaussianMixture  # noqa: E402
 
+from _timing import timed  # noqa: E402
 from mapdp_core.synthetic import PLOS_SCENARIOS, plos_scenario, plos_scenario_nd  # noqa: E402
 
 N0 = 3.0          # PLOS Section 5 fixes the prior count to 3
 TOL = 1e-6
-REPEAT_BELOW = 5.0  # seconds: shorter measurements are repeated ...
-REPEATS = 3         # ... and the median of this many is reported
 
 
 # ---------------------------------------------------------------------------
 # Helpers
 # ---------------------------------------------------------------------------
-
-def timed(fn):
-    """Run ``fn``; if it took under REPEAT_BELOW s, run it REPEATS times in all.
-
-    Returns (median seconds, result of the last run).  Every method here is
-    deterministic for fixed input and seed, so the result is the same each time.
-    """
-    t0 = time.perf_counter()
-    result = fn()
-    times = [time.perf_counter() - t0]
-    if times[0] < REPEAT_BELOW:
-        for _ in range(REPEATS - 1):
-            t0 = time.perf_counter()
-            result = fn()
-            times.append(time.perf_counter() - t0)
-    return statistics.median(times), result
 
 
 def nmi(y_true, labels) -> float:

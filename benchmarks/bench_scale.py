@@ -33,7 +33,6 @@ import math
 import os
 import platform
 import resource
-import statistics
 import subprocess
 import sys
 import time
@@ -50,24 +49,9 @@ from sklearn.cluster import KMeans  # noqa: E402
 from sklearn.metrics import normalized_mutual_info_score  # noqa: E402
 from sklearn.mixture import BayesianGaussianMixture  # noqa: E402
 
+from _timing import timed  # noqa: E402
 from mapdp_core import MAPDP  # noqa: E402
 from mapdp_core.synthetic import PLOS_SCENARIOS, plos_scenario, plos_scenario_nd  # noqa: E402
-
-REPEAT_BELOW = 5.0
-REPEATS = 3
-
-
-def timed(fn):
-    """(median seconds, last result): repeated REPEATS times when a run takes under REPEAT_BELOW s."""
-    t0 = time.perf_counter()
-    out = fn()
-    times = [time.perf_counter() - t0]
-    if times[0] < REPEAT_BELOW:
-        for _ in range(REPEATS - 1):
-            t0 = time.perf_counter()
-            out = fn()
-            times.append(time.perf_counter() - t0)
-    return statistics.median(times), out
 
 
 def cpu_seconds() -> float:

@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import os
 import platform
-import statistics
 import subprocess
 import sys
 import time
@@ -57,26 +56,12 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import mapdp_core  # noqa: E402
+from _timing import REPEAT_BELOW, REPEATS, timed  # noqa: E402
 from mapdp_core import MAPDP, MAPIHMM, DPMeans, HardHDP, HardHDPHMM, MixedEffectsMAPDP  # noqa: E402
 from mapdp_core.datasets import load_structured  # noqa: E402
 from mapdp_core.metrics import clustering_scores  # noqa: E402
 
-REPEAT_BELOW = 5.0
-REPEATS = 3
 N0_GRID = (0.3, 1.0, 3.0)
-
-
-def timed(fn):
-    """(median seconds, last result): repeated REPEATS times when a run takes under REPEAT_BELOW s."""
-    t0 = time.perf_counter()
-    out = fn()
-    times = [time.perf_counter() - t0]
-    if times[0] < REPEAT_BELOW:
-        for _ in range(REPEATS - 1):
-            t0 = time.perf_counter()
-            out = fn()
-            times.append(time.perf_counter() - t0)
-    return statistics.median(times), out
 
 
 def header() -> None:

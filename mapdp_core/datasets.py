@@ -250,12 +250,15 @@ _REGISTRY: dict[str, _Info] = {
 }
 
 
-def _check_name(name) -> str:
+def _check_name(name, registry=None, what: str = "dataset") -> str:
+    """``name`` as a key of ``registry`` (default: the flat tables), or a ValueError that lists them."""
+    registry = _REGISTRY if registry is None else registry
+    choices = sorted(registry)
     if not isinstance(name, str):
-        raise ValueError(f"dataset name must be a string, got {name!r}; choose one of {sorted(_REGISTRY)}.")
+        raise ValueError(f"{what} name must be a string, got {name!r}; choose one of {choices}.")
     key = name.strip().lower()
-    if key not in _REGISTRY:
-        raise ValueError(f"unknown dataset {name!r}; choose one of {sorted(_REGISTRY)}.")
+    if key not in registry:
+        raise ValueError(f"unknown {what} {name!r}; choose one of {choices}.")
     return key
 
 
@@ -443,20 +446,10 @@ STRUCTURED: dict[str, _StructuredInfo] = {
 }
 
 
-def _check_structured_name(name) -> str:
-    choices = sorted(STRUCTURED)
-    if not isinstance(name, str):
-        raise ValueError(f"structured data set name must be a string, got {name!r}; choose one of {choices}.")
-    key = name.strip().lower()
-    if key not in STRUCTURED:
-        raise ValueError(f"unknown structured data set {name!r}; choose one of {choices}.")
-    return key
-
-
 def structured_path(name: str) -> Path:
     """Path of the CSV file of structured data set ``name`` (ValueError if unknown,
     FileNotFoundError if the file is missing)."""
-    path = STRUCTURED_DIR / f"{_check_structured_name(name)}.csv"
+    path = STRUCTURED_DIR / (_check_name(name, STRUCTURED, "structured data set") + ".csv")
     if not path.is_file():
         raise FileNotFoundError(
             f"{path} not found: the structured data sets ship in the repository's datasets/structured/ "
@@ -511,7 +504,7 @@ def load_structured(name: str) -> StructuredDataset:
     >>> len(model.labels_)  # one cluster per subject
     18
     """
-    key = _check_structured_name(name)
+    key = _check_name(name, STRUCTURED, "structured data set")
     info = STRUCTURED[key]
     path = structured_path(key)
     table = pd.read_csv(path)

@@ -600,6 +600,21 @@ class _ExtraArgMixin:
         return getattr(self, "_extra_arg", None)
 
 
+class _LengthsMixin(_ExtraArgMixin):
+    """``fit``, ``fit_predict`` and ``from_states`` of the sequence models, which take
+    ``lengths`` (the sizes of consecutive sequences in X; None: one sequence)."""
+
+    def fit(self, X, lengths=None):
+        """Fit on X (T, D), one row per time step; ``lengths`` splits X into sequences."""
+        return self._with_extra(lengths, lambda: SweepEstimator.fit(self, X))
+
+    def fit_predict(self, X, lengths=None):
+        return self.fit(X, lengths).labels_
+
+    def from_states(self, X, states, restart_values=None, lengths=None):
+        return self._with_extra(lengths, lambda: SweepEstimator.from_states(self, X, states, restart_values))
+
+
 class HardHDP(_ExtraArgMixin, SweepEstimator):
     r"""Hard HDP mixture (HSJ eq 19; Kulis & Jordan 2012, Algorithm 2): groups of rows share
     global clusters; each group pays ``lambda_local`` for every cluster it uses beyond its first.
@@ -821,7 +836,7 @@ def _hmm_run(Y, w, prv, nxt, order, lam1, lam2, lam3, kind, max_iter, tol, z0,
         J_old = J
 
 
-class HardHDPHMM(_ExtraArgMixin, SweepEstimator):
+class HardHDPHMM(_LengthsMixin, SweepEstimator):
     r"""Hard HDP-HMM (HSJ eq 29, "combinatorial", with erratum H5): every time step gets a
     state; states are clusters, and every distinct successor of a state beyond its first
     costs ``lambda_local``.
@@ -888,20 +903,10 @@ class HardHDPHMM(_ExtraArgMixin, SweepEstimator):
         """Compile (or load) the numba kernels of this module (see ``estimator.py``)."""
         _warm_up_kernels()
 
-    def fit(self, X, lengths=None):
-        """Fit on X (T, D), one row per time step; ``lengths`` splits X into sequences."""
-        return self._with_extra(lengths, lambda: SweepEstimator.fit(self, X))
-
-    def fit_predict(self, X, lengths=None):
-        return self.fit(X, lengths).labels_
-
     def iter_sweeps(self, X, lengths=None, *, restart: int = 0, order=None):
         """The generator of the states of one run (validated now); ``order``: visiting order
         of the time steps (transitions always follow time)."""
         return self._with_extra(lengths, lambda: SweepEstimator.iter_sweeps(self, X, restart=restart, order=order))
-
-    def from_states(self, X, states, restart_values=None, lengths=None):
-        return self._with_extra(lengths, lambda: SweepEstimator.from_states(self, X, states, restart_values))
 
     def _validate(self, X) -> Problem:
         kind = _check_divergence(self.divergence)
@@ -1249,7 +1254,7 @@ def hdp_hmm_direct_objective(X, labels, beta, pi, lengths=None, *, zeta, lambda_
                      lam3, kind)
 
 
-class HardHDPHMMDirect(_ExtraArgMixin, SweepEstimator):
+class HardHDPHMMDirect(_LengthsMixin, SweepEstimator):
     r"""Hard HDP-HMM, "direct" objective (HSJ eq 36, OTHER-SYSTEMS §3.1(c), 3.2(c), H6): the
     transition matrix π and the global weights β are kept instead of integrated out,
 
@@ -1370,20 +1375,10 @@ class HardHDPHMMDirect(_ExtraArgMixin, SweepEstimator):
         """Compile (or load) the numba kernels of this module (see ``estimator.py``)."""
         _warm_up_kernels()
 
-    def fit(self, X, lengths=None):
-        """Fit on X (T, D), one row per time step; ``lengths`` splits X into sequences."""
-        return self._with_extra(lengths, lambda: SweepEstimator.fit(self, X))
-
-    def fit_predict(self, X, lengths=None):
-        return self.fit(X, lengths).labels_
-
     def iter_sweeps(self, X, lengths=None, *, restart: int = 0, order=None):
         """The generator of the states of one run (validated now; ``order`` is ignored: the
         Viterbi step labels all time steps at once)."""
         return self._with_extra(lengths, lambda: SweepEstimator.iter_sweeps(self, X, restart=restart, order=order))
-
-    def from_states(self, X, states, restart_values=None, lengths=None):
-        return self._with_extra(lengths, lambda: SweepEstimator.from_states(self, X, states, restart_values))
 
     def _validate(self, X) -> Problem:
         kind = _check_divergence(self.divergence)

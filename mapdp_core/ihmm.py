@@ -148,7 +148,7 @@ from . import _kernels
 from ._model import ModelData
 from ._validation import check_choice, check_int, check_nonneg, check_real, restart_plan
 from .estimator import Problem, SweepEstimator
-from .hdp import HardHDPHMMDirect, _ExtraArgMixin, _neighbours
+from .hdp import HardHDPHMMDirect, _LengthsMixin, _neighbours
 from .mapdp import MAPDP, _run
 from .state import SweepState
 
@@ -555,7 +555,7 @@ def _numeric_view(X):
     return np.ascontiguousarray(np.where(np.isnan(Z), 0.0, Z))
 
 
-class MAPIHMM(_ExtraArgMixin, SweepEstimator):
+class MAPIHMM(_LengthsMixin, SweepEstimator):
     """MAP inference in the HDP-HMM (infinite HMM), EJS §6.2 (see the module docstring).
 
     Parameters
@@ -632,19 +632,9 @@ class MAPIHMM(_ExtraArgMixin, SweepEstimator):
         tags.input_tags.allow_nan = True
         return tags
 
-    def fit(self, X, lengths=None):
-        """Fit on X (T, D), one row per time step; ``lengths`` splits X into sequences."""
-        return self._with_extra(lengths, lambda: SweepEstimator.fit(self, X))
-
-    def fit_predict(self, X, lengths=None):
-        return self.fit(X, lengths).labels_
-
     def iter_sweeps(self, X, lengths=None, **kw):
         """The generator of one run's states, one per iteration (validated now)."""
         return self._with_extra(lengths, lambda: SweepEstimator.iter_sweeps(self, X, **kw))
-
-    def from_states(self, X, states, restart_values=None, lengths=None):
-        return self._with_extra(lengths, lambda: SweepEstimator.from_states(self, X, states, restart_values))
 
     def _validate(self, X) -> Problem:
         N0 = check_real(self.N0, "N0", positive=True)
