@@ -2,7 +2,7 @@
 
 Run with ``make run`` (or ``streamlit run app.py``). The pages live in pages/ (pages only: their
 shared Streamlit helpers are in ui/, so the sidebar never lists a helper); what they compute
-lives in mapdp_core (explorer, figures, tuning, profiles). A first visitor lands on Explore
+lives in explorer/ (one module a job, on top of mapdp_core). A first visitor lands on Explore
 with PLOS Section 5.2 already clustered, a scenario where K-means fails.
 """
 import streamlit as st

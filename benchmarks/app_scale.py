@@ -49,8 +49,8 @@ def main() -> None:
     import numpy as np
     from streamlit.testing.v1 import AppTest
 
-    from mapdp_core import explorer
-    from mapdp_core.loading import read_table, suggest_roles_and_families
+    from explorer import runner, sources
+    from mapdp_core.data.loading import read_table, suggest_roles_and_families
 
     print(f"The app at scale (issue 13), {datetime.date.today()}; command: python benchmarks/app_scale.py "
           + " ".join(sys.argv[1:]))
@@ -66,7 +66,7 @@ def main() -> None:
         print(f"  {name:<44} {seconds:8.2f} s   {shown}", flush=True)
 
     # 1. the upload path: the same table as a CSV file, read as the uploader reads it
-    d = explorer.scenario_data(args.scenario, n=args.rows, seed=0)
+    d = sources.scenario_data(args.scenario, n=args.rows, seed=0)
     buffer = io.StringIO()
     d.table.to_csv(buffer, index=False)
     raw = buffer.getvalue().encode()
@@ -77,7 +77,7 @@ def main() -> None:
     t0 = time.perf_counter()
     suggested = suggest_roles_and_families(table)
     suggested.loc[suggested["column"] == "truth", "role"] = "label"  # as a user marks it
-    explorer.table_data(table, roles=suggested, families=suggested)
+    sources.table_data(table, roles=suggested, families=suggested)
     stage("upload: suggest likelihoods, build the data", time.perf_counter() - t0, "")
     del raw, buffer, table, d
 
@@ -100,7 +100,7 @@ def main() -> None:
     at.switch_page("pages/explore.py").run()
     seconds = time.perf_counter() - t0
     failures += [e.value for e in list(at.exception) + list(at.error)]
-    runs = [v for k, v in at.session_state["runs"].items() if len(k) > 1 and isinstance(v, explorer.Run)]
+    runs = [v for k, v in at.session_state["runs"].items() if len(k) > 1 and isinstance(v, runner.Run)]
     choice = next((v for k, v in at.session_state["runs"].items() if len(k) == 2 and k[1] == "auto"), None)
     stage("Explore page: choose, run, draw", seconds, f"{len(at.get('plotly_chart'))} charts")
     if choice is not None:

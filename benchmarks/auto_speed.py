@@ -2,7 +2,7 @@
 """Seconds of one automatic fit, ``MAPDP(random_state=0).fit(X)`` (likelihood, prior and N0 all
 "auto"), on synthetic tables of the sizes the defaults issue names (up to 10 000 rows x 30
 columns: the target is 2 s on the 2-core development machine), and on larger ones, where the
-search runs on a subsample of ``mapdp_core.auto.SEARCH_ROWS`` rows.
+search runs on a subsample of ``mapdp_core.selection.auto.SEARCH_ROWS`` rows.
 
 Wall time (the search runs its candidates in threads), the median of 3 fits after an untimed
 warm-up fit; the search's share and the rows it used are printed beside it.

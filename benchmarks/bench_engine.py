@@ -8,7 +8,7 @@ Run from the repository root::
 
 Prints one table (see benchmarks/README.md for the columns) and ratio lines, all
 measured in the same run on the same data: a synthetic scenario of the PLOS paper,
-Section 5 (``mapdp_core.synthetic``), at D = 2 and embedded in D = 10.
+Section 5 (``mapdp_core.data.synthetic``), at D = 2 and embedded in D = 10.
 
 Timing rules (shared/TESTING.md): numba is warmed up first; any measurement under
 5 s is repeated and the median of 3 is reported; all ratios come from this run.
@@ -36,7 +36,7 @@ from sklearn.metrics import normalized_mutual_info_score  # noqa: E402
 from sklearn.mixture import BayesianGaussianMixture  # noqa: E402
 
 from _timing import timed  # noqa: E402
-from mapdp_core.synthetic import PLOS_SCENARIOS, plos_scenario, plos_scenario_nd  # noqa: E402
+from mapdp_core.data.synthetic import PLOS_SCENARIOS, plos_scenario, plos_scenario_nd  # noqa: E402
 
 N0 = 3.0          # PLOS Section 5 fixes the prior count to 3
 TOL = 1e-6

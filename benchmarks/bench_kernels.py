@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Speed of the MAP-DP kernels (``mapdp_core._kernels``) on a few fixed data sets, optionally
+"""Speed of the MAP-DP kernels (``mapdp_core.kernels.dp_mixture``) on a few fixed data sets, optionally
 old code against new code side by side.
 
 Run from the repository root::
@@ -35,7 +35,7 @@ def _datasets():
     """name -> (X, likelihood). Fixed seeds: the same arrays in every process and tree."""
     import numpy as np
 
-    from mapdp_core.synthetic import plos_scenario
+    from mapdp_core.synthetic import plos_scenario  # the public path, in old trees and new
 
     out = {}
     X, _ = plos_scenario("5.1", n=40_000, seed=0)

@@ -7,7 +7,7 @@ directly (lower is better): the same likelihood (given per table), the same prio
 (``prior=None``: each family's empirical-Bayes defaults, computed from X, identical for every
 method; or one explicit prior dict where a paper fixes it) and the same concentration
 N0 (= alpha).  Labels never enter a fit (the estimators receive X only); they are used after
-the fit for NMI (``mapdp_core.metrics.clustering_scores(true, pred)["nmi"]``, arithmetic
+the fit for NMI (``mapdp_core.evaluation.metrics.clustering_scores(true, pred)["nmi"]``, arithmetic
 normaliser) and for the "(true labels)" reference rows, whose joint is that of the true
 partition under the same model.  Every reported joint is recomputed from the returned labels
 by one shared function (``ModelData.neg_log_joint`` on ``spec.parse(X, likelihood, prior)``)
@@ -92,14 +92,14 @@ from sklearn.decomposition import PCA  # noqa: E402
 
 import mapdp_core  # noqa: E402
 from mapdp_core import CollapsedGibbs, MAPDP  # noqa: E402
-from mapdp_core._model import ModelData  # noqa: E402
-from mapdp_core.datasets import load_dataset  # noqa: E402
-from mapdp_core.metrics import clustering_scores  # noqa: E402
-from mapdp_core.search import DPSearch  # noqa: E402
-from mapdp_core.spec import parse  # noqa: E402
-from mapdp_core.sugs import SUGS  # noqa: E402
-from mapdp_core.synthetic.plos import plos_scenario  # noqa: E402
-from mapdp_core.vsugs import VSUGS  # noqa: E402
+from mapdp_core.engine.model_data import ModelData  # noqa: E402
+from mapdp_core.data.datasets import load_dataset  # noqa: E402
+from mapdp_core.evaluation.metrics import clustering_scores  # noqa: E402
+from mapdp_core.models.search import DPSearch  # noqa: E402
+from mapdp_core.core.spec import parse  # noqa: E402
+from mapdp_core.models.sugs import SUGS  # noqa: E402
+from mapdp_core.data.synthetic.plos import plos_scenario  # noqa: E402
+from mapdp_core.models.vsugs import VSUGS  # noqa: E402
 
 N0 = 1.0                    # tables 1, 3, 4
 REPEAT_BELOW = 5.0          # seconds: shorter fits are repeated ...

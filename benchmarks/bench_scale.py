@@ -51,7 +51,7 @@ from sklearn.mixture import BayesianGaussianMixture  # noqa: E402
 
 from _timing import timed  # noqa: E402
 from mapdp_core import MAPDP  # noqa: E402
-from mapdp_core.synthetic import PLOS_SCENARIOS, plos_scenario, plos_scenario_nd  # noqa: E402
+from mapdp_core.data.synthetic import PLOS_SCENARIOS, plos_scenario, plos_scenario_nd  # noqa: E402
 
 
 def cpu_seconds() -> float:

@@ -5,7 +5,7 @@ Run from the repository root::
 
     python benchmarks/bench_structured.py            # 30-40 s on 2 cores
 
-Data: the tables of ``datasets/structured/`` (``mapdp_core.datasets.load_structured``; provenance
+Data: the tables of ``datasets/structured/`` (``mapdp_core.data.datasets.load_structured``; provenance
 in ``datasets/README.md``, "Sequences, groups and subjects"). Every estimator runs with its
 defaults; the only argument given is a seed (``random_state=0``) where the estimator has
 restarts in random orders (MAPDP, MixedEffectsMAPDP), so that a rerun prints the same numbers.
@@ -58,8 +58,8 @@ if str(ROOT) not in sys.path:
 import mapdp_core  # noqa: E402
 from _timing import REPEAT_BELOW, REPEATS, timed  # noqa: E402
 from mapdp_core import MAPDP, MAPIHMM, DPMeans, HardHDP, HardHDPHMM, MixedEffectsMAPDP  # noqa: E402
-from mapdp_core.datasets import load_structured  # noqa: E402
-from mapdp_core.metrics import clustering_scores  # noqa: E402
+from mapdp_core.data.datasets import load_structured  # noqa: E402
+from mapdp_core.evaluation.metrics import clustering_scores  # noqa: E402
 
 N0_GRID = (0.3, 1.0, 3.0)
 

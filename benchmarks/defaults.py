@@ -5,14 +5,14 @@ What is measured: how well each method recovers the known classes of a table whe
 called with its defaults, given the features only (the label column never enters any fit,
 asserted), and how long it takes.  Scores are NMI (normalised mutual information with the
 *arithmetic-mean* normaliser) and ARI (Hubert & Arabie), both from
-``mapdp_core.metrics.clustering_scores``, which equals scikit-learn's
+``mapdp_core.evaluation.metrics.clustering_scores``, which equals scikit-learn's
 ``normalized_mutual_info_score`` (its default ``average_method="arithmetic"``) and
 ``adjusted_rand_score``, and is the NMI of the PLOS/EJS tables.  "K" is the number of
 distinct labels a method gives the rows; "true K" the number of distinct classes.
 
 Tables (each a record: name, group, features DataFrame X, true labels y):
 
-* every data set of ``mapdp_core.datasets.list_datasets()`` (read at run time, so new ones
+* every data set of ``mapdp_core.data.datasets.list_datasets()`` (read at run time, so new ones
   are picked up), loaded with ``load_dataset``;
 * the EJS (2016) Table 2 sets that ``load_dataset`` does not know, read from
   ``../shared/datasets/<name>.csv`` (last column ``label``, empty cell = missing) when that
@@ -91,10 +91,10 @@ from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 from sklearn.mixture import BayesianGaussianMixture, GaussianMixture  # noqa: E402
 
 import mapdp_core  # noqa: E402
-from mapdp_core.datasets import list_datasets, load_dataset  # noqa: E402
-from mapdp_core.kmeans import kmeans_bic  # noqa: E402
-from mapdp_core.metrics import clustering_scores  # noqa: E402
-from mapdp_core.synthetic import plos_scenario  # noqa: E402
+from mapdp_core.data.datasets import list_datasets, load_dataset  # noqa: E402
+from mapdp_core.models.kmeans import kmeans_bic  # noqa: E402
+from mapdp_core.evaluation.metrics import clustering_scores  # noqa: E402
+from mapdp_core.data.synthetic import plos_scenario  # noqa: E402
 
 LABEL = "label"
 SEED = 0
@@ -565,7 +565,7 @@ def main(argv=None) -> int:
                f"seed {SEED}; warm-up {warm:.1f} s numba + {warm_cmp:.1f} s comparators (untimed); "
                f"BLAS/OpenMP threads: {'default' if args.all_threads else '1'}")
     out.append("NMI = arithmetic-mean normalised mutual information, ARI = adjusted Rand index "
-               "(mapdp_core.metrics.clustering_scores = sklearn's defaults); K = distinct labels given; "
+               "(mapdp_core.evaluation.metrics.clustering_scores = sklearn's defaults); K = distinct labels given; "
                "s = wall seconds of one fit")
     for n in notes:
         out.append(f"note: {n}")

@@ -43,10 +43,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from mapdp_core import MAPDP  # noqa: E402
-from mapdp_core.mapdp import RESTART_ROWS  # noqa: E402
-from mapdp_core.auto import structured_likelihood  # noqa: E402
-from mapdp_core.tuning import scaled_prior  # noqa: E402
-from mapdp_core.synthetic import plos_scenario, plos_scenario_nd  # noqa: E402
+from mapdp_core.models.mapdp import RESTART_ROWS  # noqa: E402
+from mapdp_core.selection.auto import structured_likelihood  # noqa: E402
+from mapdp_core.selection.priors import scaled_prior  # noqa: E402
+from mapdp_core.data.synthetic import plos_scenario, plos_scenario_nd  # noqa: E402
 
 WORKERS = (1, 4, 16, 64)
 ROUND_ROWS = 65_536         # B: rows a worker scores per round

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from mapdp_core import MAPDP, clustering_scores, cross_validate, map_n0, n0_grid, scaled_prior
-from mapdp_core.datasets import load_dataset
+from mapdp_core.data.datasets import load_dataset
 
 pd.set_option("display.width", 160)
 X, y, spec = load_dataset("hepatitis")

@@ -17,8 +17,8 @@ import time
 import numpy as np
 
 from mapdp_core import MAPDP, HardHDPHMM, HardHDPHMMDirect
-from mapdp_core.ihmm import MAPIHMM
-from mapdp_core.metrics import clustering_scores
+from mapdp_core.models.ihmm import MAPIHMM
+from mapdp_core.evaluation.metrics import clustering_scores
 
 MEANS = np.array([0.2, 1.1, 1.8, 3.4, 4.8])
 K, D, T, STAY = 5, 3, 4000, 0.96

@@ -2,7 +2,7 @@
 """Reproduce the comparison tables of the papers, printed beside the published figures.
 
 PLOS ONE (2016) Tables 1-2: on our re-creation of the six Section 5 scenarios (N = 4000,
-K = 3; mapdp_core.synthetic): NMI and iterations of K-means (k-means++, best of 10), MAP-DP
+K = 3; mapdp_core.data.synthetic): NMI and iterations of K-means (k-means++, best of 10), MAP-DP
 (Normal-Wishart, N0 = 3, empirical-Bayes prior, best of 10 visiting orders), E-M started at
 the true means (as the paper did) and collapsed Gibbs (600 sweeps, the most probable state;
 its iteration), and the K that K-means + BIC chooses over K = 1..20.
@@ -29,12 +29,12 @@ sys.path.insert(0, str(ROOT))
 from sklearn.metrics import normalized_mutual_info_score as nmi  # noqa: E402
 
 import mapdp_core  # noqa: E402
-from mapdp_core.dpmeans import DPMeans, dpmeans_lambda_for_k  # noqa: E402
-from mapdp_core.gibbs import CollapsedGibbs  # noqa: E402
-from mapdp_core.kmeans import KMeans, kmeans_bic  # noqa: E402
-from mapdp_core.loading import prepare, suggest_roles_and_families  # noqa: E402
-from mapdp_core.mixtures import em_gaussian_mixture  # noqa: E402
-from mapdp_core.synthetic import plos_scenario  # noqa: E402
+from mapdp_core.models.dpmeans import DPMeans, dpmeans_lambda_for_k  # noqa: E402
+from mapdp_core.models.gibbs import CollapsedGibbs  # noqa: E402
+from mapdp_core.models.kmeans import KMeans, kmeans_bic  # noqa: E402
+from mapdp_core.data.loading import prepare, suggest_roles_and_families  # noqa: E402
+from mapdp_core.models.mixtures import em_gaussian_mixture  # noqa: E402
+from mapdp_core.data.synthetic import plos_scenario  # noqa: E402
 
 PLOS_NMI = {  # Table 1: K-means, MAP-DP, E-M, Gibbs
     "5.1": (0.57, 0.97, 0.89, 0.92), "5.2": (0.48, 0.98, 0.98, 0.86), "5.3": (0.67, 0.93, 0.65, 0.91),

@@ -21,8 +21,8 @@ def _tiny_model(arrays_only: bool = False):
     """The model of the tiny every-family table; unless ``arrays_only``, building it runs
     (and so compiles) the small kernels ``reset_slots`` and ``point_terms``."""
     from .families import warm_up_example
-    from .spec import parse
-    from ._model import ModelData
+    from mapdp_core.core.spec import parse
+    from mapdp_core.engine.model_data import ModelData
 
     X, likelihood = warm_up_example()
     return ModelData(parse(X, likelihood, None), arrays_only=arrays_only)
@@ -34,7 +34,7 @@ SWEEP_ALGORITHMS = ("MAP-DP", "Gibbs")
 
 
 def sweep_argument_types(model=None) -> tuple:
-    """numba's types of ``_kernels.sweep``'s arguments as the engine passes them (``mapdp._run``)
+    """numba's types of ``dp_mixture.sweep``'s arguments as the engine passes them (``engine.sweeps.run_sweeps``)
     for ``model`` (default: the tiny every-family table, arrays only)."""
     import numba
     import numpy as np
@@ -49,10 +49,10 @@ def sweep_argument_types(model=None) -> tuple:
 
 
 def compile_sweep() -> None:
-    """Compile ``_kernels.sweep`` for the engine's argument types without running it."""
-    from . import _kernels
+    """Compile ``dp_mixture.sweep`` for the engine's argument types without running it."""
+    from mapdp_core.kernels import dp_mixture
 
-    _kernels.sweep.compile(sweep_argument_types())
+    dp_mixture.sweep.compile(sweep_argument_types())
 
 
 def compile_others() -> None:
@@ -61,16 +61,16 @@ def compile_others() -> None:
     the MAP-DP sweep (the hooks of :data:`SWEEP_ALGORITHMS` are skipped)."""
     import numpy as np
 
-    from . import _kernels
-    from .registry import ALGORITHMS
+    from mapdp_core.kernels import dp_mixture
+    from mapdp_core.models.registry import ALGORITHMS
 
     model = _tiny_model()
     N = model.N
     labels = np.zeros(N, dtype=np.int64)
-    _kernels.move_rows(np.arange(N, dtype=np.int64), labels, 1, model.cnt, model.logcnt, model.fams)
-    _kernels.log_marginals(1, model.fams, np.zeros(1))
-    _kernels.cluster_nlp(0, 1, model.fams, np.zeros(1))
-    _kernels.score_rows(1, 1, model.fams, np.zeros((N, 1)), np.zeros(N), np.zeros(N))
+    dp_mixture.move_rows(np.arange(N, dtype=np.int64), labels, 1, model.cnt, model.logcnt, model.fams)
+    dp_mixture.log_marginals(1, model.fams, np.zeros(1))
+    dp_mixture.cluster_nlp(0, 1, model.fams, np.zeros(1))
+    dp_mixture.score_rows(1, 1, model.fams, np.zeros((N, 1)), np.zeros(N), np.zeros(N))
     for name, cls in ALGORITHMS.items():
         hook = getattr(cls, "warm_up", None)
         if hook is not None and cls.precompile and name not in SWEEP_ALGORITHMS:
@@ -83,7 +83,7 @@ def main() -> int:
                                f"from mapdp_core._precompile import {part}; {part}()"], env=os.environ.copy())
              for part in ("compile_sweep", "compile_others")]
     failed = [p.wait() for p in parts]
-    from . import warm_up
+    from mapdp_core import warm_up
 
     rest = warm_up()  # loads the two parts' cache; compiles anything they missed
     print(f"kernels compiled in {time.perf_counter() - t0:.0f} s"

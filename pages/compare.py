@@ -1,8 +1,10 @@
 """Compare: every algorithm over restarts (K, NMI, ARI, iterations, time, objective), and the K-means BIC curve."""
 import streamlit as st
 
-from mapdp_core import explorer, figures, kmeans_bic
-from mapdp_core.loading.export import csv_bytes
+from mapdp_core import kmeans_bic
+from explorer import comparison, figures, runner
+from mapdp_core.models import registry
+from mapdp_core.data.loading.export import csv_bytes
 from ui import common
 
 #: Above this estimate (seconds) a comparison waits for a click instead of starting by itself.
@@ -12,14 +14,14 @@ d = common.data()
 st.title("Compare")
 common.image_format_choice()
 mixed = common.mapdp_params()
-on_table = [a for a in explorer.ALGORITHMS if explorer.algorithm(a).input == "mixed"]  # the registry's
+on_table = [a for a in registry.ALGORITHMS if registry.algorithm(a).input == "mixed"]  # the registry's
 st.caption(f"{d.name}. {', '.join(on_table[:-1])} and {on_table[-1]} use the likelihood chosen per column and the N0 "
            f"and prior of Explore (N0 = {mixed['N0']:g}, spread × {common.setting('spread', 1.0):g} the chosen); "
            "the others run on the standardised numbers" + (" with each gap at its column's mean" if d.has_gaps else "")
            + ". Settings not chosen here (DP search's beam, ...) are those of Explore.")
 
 c1, c2, c3, c4, c5 = st.columns(5)
-algorithms = c1.multiselect("Algorithms", list(explorer.ALGORITHMS), default=["MAP-DP", "K-means", "DP-means", "E-M"],
+algorithms = c1.multiselect("Algorithms", list(registry.ALGORITHMS), default=["MAP-DP", "K-means", "DP-means", "E-M"],
                             key="w_cmp_algorithms")
 restarts = c2.slider("Restarts", 1, 30, 5, key="w_cmp_restarts")
 K = c3.slider("K for K-means and E-M", 1, 30, int(common.setting("K-means:n_clusters", 3)), key="w_cmp_K")
@@ -30,19 +32,19 @@ budget = c5.number_input("Time limit (s)", 5.0, 1800.0, 120.0, step=5.0, key="w_
 if not algorithms:
     st.info("Choose at least one algorithm.")
     st.stop()
-algorithms = [a for a in explorer.ALGORITHMS if a in algorithms]  # display order, whatever the click order
+algorithms = [a for a in registry.ALGORITHMS if a in algorithms]  # display order, whatever the click order
 lam = None
 if "DP-means" in algorithms:  # DP-means gets the lambda that gives MAP-DP's K, as on Explore
     try:
         target = common.mapdp_run().final.n_clusters
-        lam = common.cached("lambda", {"K": target}, lambda: explorer.lambda_for_k(d, target, Z=common.numeric(d)))[0]
+        lam = common.cached("lambda", {"K": target}, lambda: runner.lambda_for_k(d, target, Z=common.numeric(d)))[0]
     except ValueError as exc:
         common.plain_error(exc, "DP-means' lambda could not be chosen")
         st.stop()
 params = {"algorithms": tuple(algorithms), "restarts": restarts, "K": K, "gibbs_sweeps": sweeps,
           "N0": mixed["N0"], "spread": mixed["spread"], "weight": mixed["weight"], "structure": mixed["structure"],
           "lam": lam, "seed": int(common.setting("seed", 0)), "time_budget": float(budget),
-          "options": explorer.compare_options(st.session_state.get("settings", {}), algorithms)}
+          "options": comparison.compare_options(st.session_state.get("settings", {}), algorithms)}
 if common.stop_button("compare", tuple(sorted(params.items())),
                       help="Stops the comparison in progress; it stays stopped until you change a setting or press "
                            "Run again."):
@@ -54,11 +56,11 @@ if not common.has_cached("compare", params):
     try:
         with st.spinner("Timing the first steps of each algorithm on these data..."):
             estimate = common.cached("compare_estimate", probe,
-                                     lambda: explorer.compare_estimate(d, restarts=1, **probe))
+                                     lambda: comparison.compare_estimate(d, restarts=1, **probe))
     except ValueError as exc:
         common.plain_error(exc, "The comparison could not run")
         st.stop()
-    estimate = explorer.scale_estimate(estimate, restarts)  # an algorithm without randomness runs once
+    estimate = comparison.scale_estimate(estimate, restarts)  # an algorithm without randomness runs once
     longest = float(estimate["max_seconds"].sum())
     if longest > ASK_ABOVE_SECONDS:
         slow = estimate.sort_values("max_seconds", ascending=False)
@@ -97,7 +99,7 @@ def _compute():
 
     try:
         with common.busy("compare"):
-            return explorer.compare(d, on_step=on_step, on_algorithm=on_algorithm, should_stop=after_step, **params)
+            return comparison.compare(d, on_step=on_step, on_algorithm=on_algorithm, should_stop=after_step, **params)
     finally:
         bar.empty()
 
@@ -109,13 +111,13 @@ except ValueError as exc:
     st.stop()
 if table.attrs.get("stopped", False):
     st.warning(f"The time limit of {budget:g} s ended the comparison early; the table shows the restarts that finished.")
-summary = explorer.compare_summary(table)
+summary = comparison.compare_summary(table)
 st.dataframe(summary.round(3), hide_index=True, width="stretch", key="cmp_summary")
 st.caption("Objectives are each algorithm's own (MAP-DP, Gibbs, SUGS and DP search: the exact −ln p(X, z); "
            "V-SUGS: minus its ELBO; K-means: the sum of squared distances; DP-means: that plus λK; E-M and "
            "variational DP: −N × the mean log-likelihood or bound), so compare them within a row, not across rows."
            + "".join(f" {name} has no random element: it runs once, whatever the restarts."
-                     for name in explorer.runs_once(algorithms)))
+                     for name in comparison.runs_once(algorithms)))
 with st.expander("Every restart"):
     st.dataframe(table.round(4), hide_index=True, width="stretch")
 st.download_button("Download the comparison (CSV)", csv_bytes(table), "comparison.csv",

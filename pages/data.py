@@ -4,10 +4,11 @@ import hashlib
 import pandas as pd
 import streamlit as st
 
-from mapdp_core import FAMILIES, explorer, figures
-from mapdp_core.datasets import list_datasets, list_structured
-from mapdp_core.loading import ROLES, DataLoadError, missing_summary, read_table, suggest_roles_and_families
-from mapdp_core.synthetic import PLOS_SCENARIOS
+from mapdp_core import FAMILIES
+from explorer import figures, sources
+from mapdp_core.data.datasets import list_datasets, list_structured
+from mapdp_core.data.loading import ROLES, DataLoadError, missing_summary, read_table, suggest_roles_and_families
+from mapdp_core.data.synthetic import PLOS_SCENARIOS
 from ui import common
 
 st.title("Data")
@@ -74,12 +75,12 @@ elif source == "Simulated":
             n = c1.number_input("Points", 20, 1_000_000, step=500, key=kept("w_gen_crp_n"))
             n0 = c2.number_input("N0 of the generator", 0.1, 50.0, key=kept("w_gen_crp_n0"))
             dim = c3.number_input("Dimensions", 1, 10, key=kept("w_gen_crp_d"))
-            make = lambda: explorer.crp_data(int(n), float(n0), int(dim), int(seed))  # noqa: E731
+            make = lambda: sources.crp_data(int(n), float(n0), int(dim), int(seed))  # noqa: E731
         else:
             n = c1.number_input("Patients", 20, 50_000, step=100, key=kept("w_gen_cl_n"))
             k = c2.number_input("Subtypes", 1, 8, key=kept("w_gen_cl_k"))
             miss = c3.slider("Missing entries", 0.0, 0.6, step=0.05, key=kept("w_gen_cl_miss"))
-            make = lambda: explorer.clinical_data(int(n), int(k), float(miss), int(seed))  # noqa: E731
+            make = lambda: sources.clinical_data(int(n), int(k), float(miss), int(seed))  # noqa: E731
         if st.button("Generate", type="primary", key="generate"):
             used = {"w_data_source": source} | {key: st.session_state[key] for key in GENERATOR_DEFAULTS
                                                   if key in st.session_state}
@@ -126,7 +127,7 @@ else:
                                key="w_upload_std")
         if st.button("Use this table", type="primary", key="use_upload"):
             try:
-                common.set_data(explorer.table_data(table, roles=edited, families=edited, standardize=standardize,
+                common.set_data(sources.table_data(table, roles=edited, families=edited, standardize=standardize,
                                                     name=name),
                                 origin={"w_data_source": source, "upload_name": name, "upload_table": table,
                                         "w_upload_std": standardize})
@@ -159,7 +160,7 @@ with left:
         st.caption("Edited here and not applied yet: press Apply to cluster with these likelihoods.")
         if st.button("Apply these likelihoods", type="primary", key="apply_families"):
             try:
-                common.set_data(explorer.with_likelihood(d, dict(zip(edited["column"], edited["family"]))))
+                common.set_data(sources.with_likelihood(d, dict(zip(edited["column"], edited["family"]))))
                 st.rerun()
             except ValueError as exc:
                 common.plain_error(exc, "These likelihoods do not fit the data")
@@ -169,14 +170,14 @@ with left:
                               index=FAMILY_NAMES.index("normal_gamma") if "normal_gamma" in FAMILY_NAMES else 0)
         if st.button("Apply to these columns", key="apply_many", disabled=not many):
             try:
-                common.set_data(explorer.with_likelihood(d, {c: family for c in many}))
+                common.set_data(sources.with_likelihood(d, {c: family for c in many}))
                 st.session_state.pop("w_many_columns", None)
                 st.rerun()
             except ValueError as exc:
                 common.plain_error(exc, f"{family} does not fit every chosen column")
 with right:
-    coords, names = common.cached("view", {"features": None}, lambda: explorer.projection(d))
-    sample = explorer.display_sample(d.n_rows)
+    coords, names = common.cached("view", {"features": None}, lambda: sources.projection(d))
+    sample = sources.display_sample(d.n_rows)
     colour = None
     if d.truth is not None:
         colour = [d.truth_names[t] if t >= 0 else "unknown" for t in d.truth[sample]]

@@ -3,9 +3,12 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from mapdp_core import explorer, figures, n0_for_expected_clusters
-from mapdp_core.explain import describe_priors
-from mapdp_core.tuning import SCALED_FAMILIES, expected_clusters, scaled_prior
+from mapdp_core import n0_for_expected_clusters
+from explorer import animation, figures, report, runner, sharing, sources
+from mapdp_core.models import registry
+from mapdp_core.evaluation.explain import describe_priors
+from mapdp_core.selection.auto import structured_likelihood
+from mapdp_core.selection.priors import SCALED_FAMILIES, expected_clusters, scaled_prior
 from ui import common, controls
 
 d = common.data()
@@ -23,7 +26,7 @@ WEIGHT_OPTIONS = [0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 
 # a value applied elsewhere (Tune) is an option itself, so the slider shows exactly the value that runs
 SPREAD_OPTIONS = sorted(set(SPREAD_OPTIONS) | {float(common.setting("spread", 1.0))})
 WEIGHT_OPTIONS = sorted(set(WEIGHT_OPTIONS) | {float(common.setting("weight", 1.0))})
-ALGORITHMS = list(explorer.ALGORITHMS)  # the registry: every algorithm the library knows
+ALGORITHMS = list(registry.ALGORITHMS)  # the registry: every algorithm the library knows
 SHOWN_FIRST = ["MAP-DP", "K-means", "DP-means"]  # the teaching default: MAP-DP beside the two K-means relatives
 _nearest = controls.nearest
 
@@ -83,7 +86,7 @@ with left:
     # each other algorithm's settings come from its own ui hints; MAP-DP's N0 and prior block above are
     # shared with every algorithm that reads the mixed table (Gibbs, SUGS, DP search, ...), and DP-means
     # may take MAP-DP's K instead of its own lambda
-    chosen_params = {"MAP-DP": explorer.mapdp_settings(choice, n0, spread, weight)}
+    chosen_params = {"MAP-DP": runner.mapdp_settings(choice, n0, spread, weight)}
     st.caption(f"Chosen from the data by the exact joint evidence: N0 = {choice.N0:g}, spread × {choice.spread:g}, "
                f"weight × {choice.weight:g}"
                + (", the real-valued features as one correlated block" if choice.structure == "joint" else "")
@@ -91,7 +94,7 @@ with left:
                   else "") + ". The Tune page shows the search.")
     match_k = False
     for name in algorithms:
-        cls = explorer.algorithm(name)
+        cls = registry.algorithm(name)
         params = dict(chosen_params["MAP-DP"]) if cls.input == "mixed" else {}
         if name == "DP-means":
             common.init_widget("w_match_k", bool(common.setting("match_k", True)))
@@ -129,7 +132,7 @@ with left:
     with st.expander("What the prior means, in words"):
         try:
             mixed = chosen_params["MAP-DP"]
-            likelihood = explorer.structured(d.likelihood, mixed["structure"])
+            likelihood = structured_likelihood(d.likelihood, mixed["structure"])
             prior = scaled_prior(d.X, likelihood, mixed["spread"], weight=mixed["weight"])
             # sentences wrap in the narrow settings column, where a table's text column was cut off
             for _, described in describe_priors(d.X, likelihood, prior).iterrows():
@@ -145,7 +148,7 @@ with left:
             "among N rows is E[K] = Σ_{i=1..N} N0 / (N0 + i − 1), about N0 ln(1 + N/N0): it grows with N, slowly. "
             "The data then decide how many clusters there really are.")
         shown_n0 = sorted({0.1, 1.0, 10.0, float(n0)})
-        curve = explorer.expected_clusters_curve(shown_n0, max(d.n_rows, 2))
+        curve = report.expected_clusters_curve(shown_n0, max(d.n_rows, 2))
         picture = go.Figure()
         for value, part in curve.groupby("N0", sort=True):
             now = value == float(n0)
@@ -162,13 +165,13 @@ with left:
     with st.expander("Save, load or share these settings"):
         st.caption("Settings only (N0, the prior, the algorithms and theirs, restarts, seed): never the data.")
         everything = st.session_state.get("settings", {})
-        st.download_button("Download the settings (JSON)", explorer.settings_to_json(everything).encode(),
+        st.download_button("Download the settings (JSON)", sharing.settings_to_json(everything).encode(),
                            "mapdp_settings.json", "application/json", key="download_settings", on_click="ignore")
         loaded = st.file_uploader("Load settings (JSON)", type=["json"], key="w_settings_file")
         if loaded is not None and st.session_state.get("settings_file_used") != loaded.file_id:
             st.session_state["settings_file_used"] = loaded.file_id  # applied once, not at every rerun
             try:
-                new_settings, ignored = explorer.settings_from_json(loaded.getvalue())
+                new_settings, ignored = sharing.settings_from_json(loaded.getvalue())
             except ValueError as exc:
                 common.plain_error(exc, f"'{loaded.name}' was not loaded")
             else:
@@ -180,7 +183,7 @@ with left:
         if "settings_loaded" in st.session_state:
             st.success(st.session_state.pop("settings_loaded"))
         if st.button("Put these settings in the address bar", key="share_settings", icon=":material/link:"):
-            st.query_params.from_dict(explorer.settings_to_query(everything))
+            st.query_params.from_dict(sharing.settings_to_query(everything))
             st.success("The address bar now holds a link with these settings: copy it to share them. Whoever opens "
                        "it gets these settings on their own data (the link carries no data).")
 
@@ -203,7 +206,7 @@ with right:
                 if name == "DP-means" and match_k:
                     target = common.run("MAP-DP", {**chosen_params["MAP-DP"], **shared}).final.n_clusters
                     lam, reached = common.cached("lambda", {"K": target},
-                                                 lambda: explorer.lambda_for_k(d, target, Z=common.numeric(d)))
+                                                 lambda: runner.lambda_for_k(d, target, Z=common.numeric(d)))
                     note = "" if reached else f" (K = {target} could not be reached exactly; closest kept)"
                     notes.append(f"DP-means λ = {lam:.3g}, chosen to give MAP-DP's K = {target}{note}.")
                     params["lam"] = float(lam)
@@ -215,23 +218,23 @@ with right:
     for r in runs:
         if r.stopped:
             st.warning(f"{r.algorithm} was stopped by the time limit after "
-                       f"{explorer.count_steps(r.estimator.step, len(r.states))}; it shows what it reached.")
+                       f"{runner.count_steps(r.estimator.step, len(r.states))}; it shows what it reached.")
     coords, axis_names = common.cached("view", {"features": tuple(chosen) if chosen else None},
-                                       lambda: explorer.projection(d, chosen))
-    sample = explorer.display_sample(d.n_rows, seed=int(seed))
-    frames = explorer.animation_frames(runs, coords, sample, d.truth)
+                                       lambda: sources.projection(d, chosen))
+    sample = sources.display_sample(d.n_rows, seed=int(seed))
+    frames = animation.animation_frames(runs, coords, sample, d.truth)
     if len(sample) < d.n_rows:
         notes.append(f"Showing {len(sample):,} of {d.n_rows:,} rows, drawn at random so the page stays quick; "
                     "the algorithms use every row and the ellipses are computed from all of them.")
     if frames.thinned:
-        notes.append(f"{' and '.join(frames.thinned)} ran more than {explorer.MAX_FRAMES} steps (sweeps, iterations "
-                     f"or blocks): the animation shows {explorer.MAX_FRAMES} of them, evenly spaced (the slider "
+        notes.append(f"{' and '.join(frames.thinned)} ran more than {animation.MAX_FRAMES} steps (sweeps, iterations "
+                     f"or blocks): the animation shows {animation.MAX_FRAMES} of them, evenly spaced (the slider "
                      "gives each one's number); the curves below show every step.")
     if frames.partial:
         notes.append(f"{' and '.join(frames.partial)} build{'s' if len(frames.partial) == 1 else ''} the "
                      "clustering row by row: until the last frame, the rows not reached yet are drawn in light grey "
                      f"(“{figures.UNVISITED_LABEL}” in the titles) and count for no cluster, nor for NMI and ARI.")
-    numeric_only = [a for a in algorithms if explorer.algorithm(a).input == "numeric"]
+    numeric_only = [a for a in algorithms if registry.algorithm(a).input == "numeric"]
     if d.has_gaps and numeric_only:
         notes.append(f"{', '.join(numeric_only)} cannot skip missing values: for them each gap is set to its column's "
                     "mean. MAP-DP leaves gaps out of the likelihood (PLOS Appendix F).")
@@ -252,7 +255,7 @@ with right:
     st.session_state["explore_frame"] = frame
     st.session_state["explore_results"] = results
     nav.caption("First, Back and Step move one frame at a time; ▶ Play, ❚❚ Pause and the sweep slider are just above.")
-    settings = {name: controls.caption(explorer.algorithm(name), chosen_params[name]) for name in algorithms}
+    settings = {name: controls.caption(registry.algorithm(name), chosen_params[name]) for name in algorithms}
     fig = figures.animation_figure(frames, coords[sample], axis_names, start=frame, show_ellipses=ellipses,
                                    settings=settings)
     st.session_state["explore_draws"] = st.session_state.get("explore_draws", 0) + 1

@@ -1,8 +1,8 @@
 """Home: what MAP-DP does, in plain words and one picture, and the six one-click demos."""
 import streamlit as st
 
-from mapdp_core import explorer, figures
-from mapdp_core.synthetic import PLOS_SCENARIOS
+from explorer import figures, report
+from mapdp_core.data.synthetic import PLOS_SCENARIOS
 from ui import common
 
 st.title("MAP-DP Explorer")
@@ -30,14 +30,14 @@ def _demos(sections) -> None:
     for i, section in enumerate(sections):
         with cols[i % 3]:
             st.markdown(f"**{section}** {PLOS_SCENARIOS[section]} K-means' NMI in the paper: "
-                        f"{explorer.PLOS_KMEANS_NMI[section]:.2f}.")
+                        f"{report.PLOS_KMEANS_NMI[section]:.2f}.")
             if st.button(f"Open scenario {section}", key=f"demo_{section}"):
                 common.set_data(common.scenario(section), origin=common.scenario_origin(section))
                 st.switch_page("pages/explore.py")
 
 
 # grouped by K-means' score in PLOS Table 1, so that no scenario is said to fail where it does not
-groups = explorer.scenarios_by_kmeans()
+groups = report.scenarios_by_kmeans()
 st.subheader("One-click demos: where K-means fails")
 _demos(groups["fails"])
 if groups["succeeds"]:

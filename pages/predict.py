@@ -3,10 +3,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from mapdp_core import explorer
-from mapdp_core.encoding import unseen_notes
-from mapdp_core.loading import DataLoadError, read_table
-from mapdp_core.loading.export import csv_bytes
+from explorer import sources
+from mapdp_core.core.encoding import unseen_notes
+from mapdp_core.data.loading import DataLoadError, read_table
+from mapdp_core.data.loading.export import csv_bytes
 from ui import common
 
 d = common.data()
@@ -41,7 +41,7 @@ if missing_cols:
     st.stop()
 unseen = []  # categories never seen in training: scored as missing, said per row below
 try:
-    rows = explorer.encode_new_rows(d, new[d.features], unseen=unseen)
+    rows = sources.encode_new_rows(d, new[d.features], unseen=unseen)
     proba = model.predict_proba(rows)
     labels = model.predict(rows)
     density = model.score_samples(rows)

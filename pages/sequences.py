@@ -1,10 +1,12 @@
 """Sequences, groups and subjects: hidden states of a time series (MAP-iHMM beside the hard HDP-HMM
 and the time-blind MAP-DP), clusters shared across groups (the hard HDP) and subjects clustered by
 their trajectories (mixed-effects MAP-DP). Only the algorithms the data's column roles allow are
-offered (:func:`mapdp_core.registry.available`)."""
+offered (:func:`mapdp_core.models.registry.available`)."""
 import streamlit as st
 
-from mapdp_core import figures, registry, sequences
+from explorer import figures
+from mapdp_core.models import registry
+from explorer import sequences
 from ui import common
 
 st.title("Sequences, groups and subjects")

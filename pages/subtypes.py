@@ -2,10 +2,10 @@
 import numpy as np
 import streamlit as st
 
-from mapdp_core import explorer, figures
-from mapdp_core.loading.export import csv_bytes
-from mapdp_core.profiles import cluster_profiles, feature_tests
-from mapdp_core.stability import cluster_stability
+from explorer import animation, figures, report, sources
+from mapdp_core.data.loading.export import csv_bytes
+from mapdp_core.evaluation.profiles import cluster_profiles, feature_tests
+from mapdp_core.evaluation.stability import cluster_stability
 from ui import common
 
 d = common.data()
@@ -40,7 +40,7 @@ st.subheader("Profile of each cluster")
 st.caption("Per feature, the summary that suits its type: proportion for yes/no, mean score and distribution for "
            "ordinal scores, category shares, mean ± sd for measurements, rate for counts (as PLOS Tables 3-4).")
 st.dataframe(prof.table, width="stretch", key="sub_profile")
-heat = explorer.cluster_heatmap(d, labels)
+heat = report.cluster_heatmap(d, labels)
 if len(heat):
     st.plotly_chart(figures.heatmap_figure(heat.round(2), heat.round(1).astype(str), "sd from overall mean"),
                     width="stretch", key="sub_heatmap", config=common.chart_config("cluster_heatmap"))
@@ -50,9 +50,9 @@ st.caption("One test per feature across clusters (Welch t / Mann-Whitney / Krusk
            "chi-square or Fisher for categories), q = Benjamini-Hochberg adjusted p; rank 1 separates best. "
            "p and q are given to two significant figures (scientific below 0.001; '< 1e-300' is past what the "
            "computer's numbers resolve). A note says when a cluster's constant values called for the rank test.")
-# p and q as text (explorer.tests_for_display): as plain decimals a p of 1e-300 filled its column with
+# p and q as text (report.tests_for_display): as plain decimals a p of 1e-300 filled its column with
 # zeros, and a feature that could not be tested showed "None" instead of the reason
-st.dataframe(explorer.tests_for_display(tests), hide_index=True, width="stretch", key="sub_tests")
+st.dataframe(report.tests_for_display(tests), hide_index=True, width="stretch", key="sub_tests")
 
 if d.has_gaps:
     st.subheader("Imputed values")
@@ -60,7 +60,7 @@ if d.has_gaps:
                "row's cluster, the predictive mean for measurements and the most probable value otherwise "
                "(PLOS Appendix F).")
     filled, was_missing = model.impute()
-    shown, was_filled = explorer.imputed_rows(d, labels, filled, was_missing)
+    shown, was_filled = report.imputed_rows(d, labels, filled, was_missing)
     id_name = shown.columns[0]
     st.caption(f"Rows are named by {'their ' + id_name if id_name != 'row' else 'their row number (from 1)'}; "
                "filled cells are shaded and listed in the column 'filled'.")
@@ -69,14 +69,14 @@ if d.has_gaps:
 
 st.subheader("Downloads")
 c1, c2, c3 = st.columns(3)
-table = explorer.assignments(d, labels)
+table = report.assignments(d, labels)
 c1.download_button("Assignments with the original rows (CSV)", csv_bytes(table),
                    "assignments.csv", "text/csv", key="download_assignments")
 c2.download_button("Profiles (CSV)", csv_bytes(prof.tidy), "profiles.csv", "text/csv",
                    key="download_profiles")
-coords, names = common.cached("view", {"features": None}, lambda: explorer.projection(d))
-sample = explorer.display_sample(d.n_rows)
-frames = explorer.animation_frames([run], coords, sample, d.truth)
+coords, names = common.cached("view", {"features": None}, lambda: sources.projection(d))
+sample = sources.display_sample(d.n_rows)
+frames = animation.animation_frames([run], coords, sample, d.truth)
 
 
 def _figure_html() -> bytes:

@@ -2,8 +2,10 @@
 import numpy as np
 import streamlit as st
 
-from mapdp_core import cross_validate, explorer, figures, map_n0, n0_grid
-from mapdp_core.tuning import scaled_prior
+from mapdp_core import cross_validate, map_n0, n0_grid
+from explorer import figures
+from mapdp_core.selection.auto import structured_likelihood
+from mapdp_core.selection.priors import scaled_prior
 from ui import common
 
 d = common.data()
@@ -21,7 +23,7 @@ if "tune_applied" in st.session_state:
     st.success(st.session_state.pop("tune_applied"))
 choice = common.auto_choice()
 mixed = common.mapdp_params()  # the settings in use: absolute spread and weight, the Gaussian structure
-likelihood = explorer.structured(d.likelihood, mixed["structure"])
+likelihood = structured_likelihood(d.likelihood, mixed["structure"])
 st.caption(f"{d.name}. Settings in use: N0 = {mixed['N0']:g}, prior spread × {mixed['spread']:g} and weight × "
            f"{mixed['weight']:g} (of the empirical-Bayes defaults).")
 

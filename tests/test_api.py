@@ -8,7 +8,7 @@ import pytest
 
 import mapdp_core
 from mapdp_core import MAPDP, default_prior, map_dp
-from mapdp_core._config import ensure_numba_cache_dir
+from mapdp_core.core.config import ensure_numba_cache_dir
 from naive import naive_mapdp
 
 
@@ -151,8 +151,8 @@ def test_numba_cache_moves_to_a_writable_folder_when_the_package_is_read_only(mo
     monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     package = os.path.dirname(mapdp_core.__file__)
-    real = mapdp_core._config._writable
-    monkeypatch.setattr(mapdp_core._config, "_writable", lambda p: False if str(p).startswith(package) else real(p))
+    real = mapdp_core.core.config._writable
+    monkeypatch.setattr(mapdp_core.core.config, "_writable", lambda p: False if str(p).startswith(package) else real(p))
     ensure_numba_cache_dir()
     assert os.environ["NUMBA_CACHE_DIR"] == str(tmp_path / "mapdp_core" / "numba")
 
@@ -166,15 +166,15 @@ def test_numba_cache_dir_chosen_by_the_user_is_kept(monkeypatch):
 def test_an_edited_family_module_drops_the_cached_kernels(tmp_path):
     """numba recompiles only when the kernels' own file changes; the kernels inline the
     family functions, so a change to the family sources must drop their cache files."""
-    from mapdp_core import _kernels
+    from mapdp_core.kernels import dp_mixture as _kernels
 
     (tmp_path / "families").mkdir()
     family = tmp_path / "families" / "poisson.py"
     family.write_text("A = 1\n")
     cache = tmp_path / "cache"
     cache.mkdir()
-    kernel_files = [cache / "_kernels.sweep-120.py311.nbi", cache / "_kernels.sweep-120.py311.1.nbc"]
-    other = cache / "_baseline_kernels.assign_nearest-13.py311.nbi"
+    kernel_files = [cache / "dp_mixture.sweep-120.py311.nbi", cache / "dp_mixture.sweep-120.py311.1.nbc"]
+    other = cache / "baseline.assign_nearest-13.py311.nbi"
     for f in kernel_files + [other]:
         f.write_text("")
     digest = _kernels.families_digest(tmp_path / "families")
@@ -189,5 +189,5 @@ def test_an_edited_family_module_drops_the_cached_kernels(tmp_path):
     assert changed != digest and _kernels.drop_stale_cache(cache, changed)
     assert not any(f.exists() for f in kernel_files) and other.exists()
     # the live cache folder carries the current sources' hash
-    live = Path(_kernels.sweep._cache._cache_path) / "_kernels.families.sha256"
+    live = Path(_kernels.sweep._cache._cache_path) / "dp_mixture.families.sha256"
     assert live.read_text() == _kernels.families_digest()

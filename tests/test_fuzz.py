@@ -26,7 +26,7 @@ import pytest
 import scipy.sparse
 
 from mapdp_core import CollapsedGibbs, DPMeans, EMGaussianMixture, KMeans, MAPDP, VariationalDP
-from mapdp_core.loading import read_table, suggest_roles_and_families
+from mapdp_core.data.loading import read_table, suggest_roles_and_families
 
 #: phrases that only numba, numpy or Python internals produce: a message holding one did
 #: not come from the library's own checks

@@ -7,6 +7,7 @@ which is global to the server; only the public built-in data sets use ``st.cache
 """
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -14,7 +15,8 @@ from contextlib import contextmanager
 import streamlit as st
 
 import mapdp_core
-from mapdp_core import explorer
+from explorer import animation, runner, sharing, sources
+from mapdp_core.models import registry
 
 #: The demo a first visitor sees: PLOS Section 5.2, where K-means fails on unequal counts.
 DEFAULT_SCENARIO = "5.2"
@@ -30,18 +32,18 @@ def warm_up() -> float:
 
 
 @st.cache_data(show_spinner="Loading the data set...", max_entries=32)
-def scenario(section: str, n: int = 4000, seed: int = 0) -> explorer.AppData:
-    return explorer.scenario_data(section, n=n, seed=seed)
+def scenario(section: str, n: int = 4000, seed: int = 0) -> sources.AppData:
+    return sources.scenario_data(section, n=n, seed=seed)
 
 
 @st.cache_data(show_spinner="Loading the data set...", max_entries=16)
-def builtin(name: str) -> explorer.AppData:
-    return explorer.builtin_data(name)
+def builtin(name: str) -> sources.AppData:
+    return sources.builtin_data(name)
 
 
 @st.cache_data(show_spinner="Loading the data set...", max_entries=8)
 def structured(name: str) -> tuple:
-    return explorer.structured_data(name)
+    return sources.structured_data(name)
 
 
 @st.cache_data(show_spinner="Clustering the demo...", max_entries=8)
@@ -49,19 +51,19 @@ def demo_frames(section: str):
     """MAP-DP (N0 = 3) and K-means (the true K), each the best of 3 restarts on a PLOS scenario: frames, view, axis names."""
     d = scenario(section)
     K = int(d.truth.max() + 1)
-    runs = [explorer.run(d, "MAP-DP", {"N0": 3.0}, restarts=3), explorer.run(d, "K-means", {"n_clusters": K}, restarts=3)]
-    coords, names = explorer.projection(d)
-    return explorer.animation_frames(runs, coords, None, d.truth), coords, names
+    runs = [runner.run(d, "MAP-DP", {"N0": 3.0}, restarts=3), runner.run(d, "K-means", {"n_clusters": K}, restarts=3)]
+    coords, names = sources.projection(d)
+    return animation.animation_frames(runs, coords, None, d.truth), coords, names
 
 
-def data() -> explorer.AppData:
+def data() -> sources.AppData:
     """The session's data set (the default scenario on a first visit)."""
     if "data" not in st.session_state:
         st.session_state["data"] = scenario(DEFAULT_SCENARIO)
     return st.session_state["data"]
 
 
-def set_data(d: explorer.AppData, origin: dict | None = None) -> None:
+def set_data(d: sources.AppData, origin: dict | None = None) -> None:
     """Make ``d`` the session's data set; settings that depend on the data go back to their defaults.
 
     ``origin`` records how the Data page made it (its widgets' values: the source, the data set
@@ -73,8 +75,6 @@ def set_data(d: explorer.AppData, origin: dict | None = None) -> None:
         st.session_state["data_origin"] = dict(origin)
     settings = st.session_state.setdefault("settings", {})
     # per-algorithm settings ("K-means:n_clusters") default from the data (e.g. the true K)
-    from ui.controls import widget_key
-
     for key in [k for k in settings if ":" in k]:
         settings.pop(key)
         st.session_state.pop(widget_key(*key.split(":", 1)), None)
@@ -95,9 +95,14 @@ def data_origin() -> dict:
 
 def scenario_origin(section: str) -> dict:
     """The Data page's record (see :func:`set_data`) of a PLOS scenario loaded as a built-in data set."""
-    from mapdp_core.synthetic import PLOS_SCENARIOS
+    from mapdp_core.data.synthetic import PLOS_SCENARIOS
 
     return {"w_data_source": "Built-in", "w_builtin": f"PLOS {section}: {PLOS_SCENARIOS[section]}"}
+
+
+def widget_key(algorithm: str, parameter: str) -> str:
+    """The Streamlit key of a parameter's widget, e.g. ``w_kmeans_n_clusters``."""
+    return "w_" + re.sub(r"[^a-z0-9]+", "", algorithm.lower()) + "_" + parameter
 
 
 def init_widget(widget_key: str, value) -> None:
@@ -148,8 +153,6 @@ def apply_setting(key: str, value) -> None:
 
 def apply_settings(settings: dict) -> None:
     """:func:`apply_setting` for each of ``settings`` (app settings and "<algorithm>:<parameter>")."""
-    from ui.controls import widget_key
-
     for key, value in settings.items():
         remember_setting(key, value)
         if ":" in key:
@@ -160,7 +163,7 @@ def apply_settings(settings: dict) -> None:
 
 def settings_from_link() -> None:
     """Once per session: apply the settings a shared link carries in its query parameters
-    (:func:`mapdp_core.explorer.settings_to_query`; settings only, never data). A bad value is
+    (:func:`explorer.sharing.settings_to_query`; settings only, never data). A bad value is
     said in a sentence and the link's other settings are still used."""
     if st.session_state.get("link_read"):
         return
@@ -169,7 +172,7 @@ def settings_from_link() -> None:
     if not params:
         return
     try:
-        settings, _ = explorer.settings_from_query(params)
+        settings, _ = sharing.settings_from_query(params)
     except ValueError as exc:
         st.session_state["link_problem"] = f"The link's settings were not used: {exc}"
         return
@@ -281,12 +284,12 @@ def has_cached(kind: str, params: dict) -> bool:
     return (data().key, kind, tuple(sorted(params.items()))) in st.session_state.get("runs", {})
 
 
-def numeric(d: explorer.AppData):
-    return _remember((d.key, "numeric"), lambda: explorer.numeric_matrix(d))
+def numeric(d: sources.AppData):
+    return _remember((d.key, "numeric"), lambda: sources.numeric_matrix(d))
 
 
 def run(kind: str, params: dict, progress_text: str | None = None):
-    """A recorded run (:func:`mapdp_core.explorer.run`) of the registered algorithm ``kind`` with the
+    """A recorded run (:func:`explorer.runner.run`) of the registered algorithm ``kind`` with the
     app's ``params`` (its settings plus ``restarts``, ``seed`` and ``time_budget``), from the session
     cache or computed behind a progress bar over restarts and steps."""
     d = data()
@@ -308,9 +311,9 @@ def run(kind: str, params: dict, progress_text: str | None = None):
             bar.progress(min(done[0] / total, 1.0), text=f"{kind}: restart {done[0] + 1}, step {done[1]}")
             return False  # never asks to stop by itself; the time budget does
 
-        reads_numbers = explorer.algorithm(kind).input == "numeric"
+        reads_numbers = registry.algorithm(kind).input == "numeric"
         try:
-            return explorer.run(d, kind, settings, on_restart=restart_done, should_stop=after_step,
+            return runner.run(d, kind, settings, on_restart=restart_done, should_stop=after_step,
                                 X=numeric(d) if reads_numbers else None, **options)
         finally:
             bar.empty()
@@ -320,12 +323,12 @@ def run(kind: str, params: dict, progress_text: str | None = None):
 
 def auto_choice():
     """What ``MAPDP()`` would choose for the session's data (N0, prior spread and weight, the
-    Gaussian structure; :func:`mapdp_core.explorer.auto_settings`): the app's defaults."""
+    Gaussian structure; :func:`explorer.runner.auto_settings`): the app's defaults."""
     d = data()
 
     def compute():
         with st.spinner("Choosing N0 and the prior from the data (the exact joint evidence of each candidate)..."):
-            return explorer.auto_settings(d)
+            return runner.auto_settings(d)
 
     return _remember((d.key, "auto"), compute)
 
@@ -338,7 +341,7 @@ def n0_setting() -> float:
 def mapdp_params() -> dict:
     """The MAP-DP settings chosen on Explore (or their defaults): N0, and the prior's spread and
     weight as the automatic choice times the Explore knobs ("× chosen")."""
-    settings = explorer.mapdp_settings(auto_choice(), n0_setting(), float(setting("spread", 1.0)),
+    settings = runner.mapdp_settings(auto_choice(), n0_setting(), float(setting("spread", 1.0)),
                                        float(setting("weight", 1.0)))
     return {**settings, "restarts": int(setting("restarts", 3)), "seed": int(setting("seed", 0)),
             "time_budget": float(setting("time_budget", 60.0))}
@@ -354,7 +357,7 @@ def fitted_mapdp():
     d, params = data(), mapdp_params()
     try:
         result = mapdp_run()
-        return params, result, cached("model", params, lambda: explorer.fitted_model(d, result))
+        return params, result, cached("model", params, lambda: runner.fitted_model(d, result))
     except ValueError as exc:
         plain_error(exc, "MAP-DP could not be fitted")
         st.stop()
@@ -376,7 +379,7 @@ def data_badge() -> str:
 NO_COLUMN = "(none)"
 
 
-def _roles_owner(d: explorer.AppData) -> tuple:
+def _roles_owner(d: sources.AppData) -> tuple:
     return (d.name, tuple(map(str, d.table.columns)), len(d.table))
 
 

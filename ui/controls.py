@@ -1,4 +1,4 @@
-"""Widgets for an algorithm's parameters, built from its ``ui`` hints (mapdp_core.estimator.Control).
+"""Widgets for an algorithm's parameters, built from its ``ui`` hints (mapdp_core.core.estimator.Control).
 
 A setting outlives the page that shows its widget (Streamlit drops widget state on a page
 change), so each widget reads its value from, and writes it back to, the session's settings
@@ -6,18 +6,13 @@ under ``"<algorithm>:<parameter>"``.
 """
 from __future__ import annotations
 
-import re
 
 import numpy as np
 import streamlit as st
 
-from mapdp_core.estimator import Control
+from mapdp_core.core.estimator import Control
 from ui import common
-
-
-def widget_key(algorithm: str, parameter: str) -> str:
-    """The Streamlit key of a parameter's widget, e.g. ``w_kmeans_n_clusters``."""
-    return "w_" + re.sub(r"[^a-z0-9]+", "", algorithm.lower()) + "_" + parameter
+from ui.common import widget_key
 
 
 def log_options(low: float, high: float, keep: float) -> list[float]:

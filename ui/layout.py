@@ -1,6 +1,6 @@
 """Page layout rules the Streamlit API cannot express: one small style sheet for every page.
 
-Each rule fixes something seen in a real browser (tests/test_browser.py measures it):
+Each rule fixes something seen in a real browser (tests/app/test_browser.py measures it):
 
 - Streamlit's default page padding (6rem on top, 5rem on each side in the wide layout) pushed
   Explore's chart below the fold at 1280×720 and squeezed its panels; the padding is trimmed

@@ -29,34 +29,46 @@ WITHIN_FRACTION = 0.2
 
 
 @njit(cache=True, _nrt=False)
+def welford_without(x, k, d, cnt, mean, m2):
+    """(count, mean, scatter) of cluster k's column d without one observation x, without
+    changing them (for leave-one-out scores; welford_move(-1) stores them). Emptied, they are
+    exact zeros, so that rounding cannot accumulate."""
+    n = cnt[k, d] - 1.0
+    if n <= 0.0:
+        return 0.0, 0.0, 0.0
+    delta = x - mean[k, d]
+    mu = mean[k, d] - delta / n
+    ss = m2[k, d] - delta * (x - mu)
+    if ss < 0.0:
+        ss = 0.0
+    return n, mu, ss
+
+
+@njit(cache=True, _nrt=False)
 def welford_move(x, k, d, sign, cnt, mean, m2):
     """Add (sign > 0) or remove one observation from a running count/mean/scatter.
 
     Welford's update keeps the within-cluster scatter accurate even when the data have
-    a large offset, which a sum-of-squares form would lose to cancellation. Removing
-    the last point resets the slot to exact zeros so that rounding cannot accumulate.
+    a large offset, which a sum-of-squares form would lose to cancellation.
     """
-    n = cnt[k, d]
     if sign > 0:
-        n1 = n + 1.0
+        n1 = cnt[k, d] + 1.0
         delta = x - mean[k, d]
         mean[k, d] += delta / n1
         m2[k, d] += delta * (x - mean[k, d])
         cnt[k, d] = n1
     else:
-        n1 = n - 1.0
-        if n1 <= 0.0:
-            cnt[k, d] = 0.0
-            mean[k, d] = 0.0
-            m2[k, d] = 0.0
-        else:
-            delta = x - mean[k, d]
-            new_mean = mean[k, d] - delta / n1
-            m2[k, d] -= delta * (x - new_mean)
-            if m2[k, d] < 0.0:
-                m2[k, d] = 0.0
-            mean[k, d] = new_mean
-            cnt[k, d] = n1
+        cnt[k, d], mean[k, d], m2[k, d] = welford_without(x, k, d, cnt, mean, m2)
+
+
+@njit(cache=True, _nrt=False)
+def count_sum_without(x, k, d, cnt, total):
+    """(count, sum) of cluster k's column d without one observation x, without changing
+    them (for leave-one-out scores; count_sum_move(-1) stores them). Exact for integer data."""
+    n = cnt[k, d] - 1.0
+    if n <= 0.0:
+        return 0.0, 0.0
+    return n, total[k, d] - x
 
 
 @njit(cache=True, _nrt=False)
@@ -66,22 +78,14 @@ def count_sum_move(x, k, d, sign, cnt, total):
         cnt[k, d] += 1.0
         total[k, d] += x
     else:
-        cnt[k, d] -= 1.0
-        if cnt[k, d] <= 0.0:
-            cnt[k, d] = 0.0
-            total[k, d] = 0.0
-        else:
-            total[k, d] -= x
+        cnt[k, d], total[k, d] = count_sum_without(x, k, d, cnt, total)
 
 
 @njit(cache=True, _nrt=False)
-def count_sum_without(x, k, d, cnt, total):
-    """(count, sum) of cluster k's column d without one observation x, as count_sum_move(-1)
-    would leave them, but without changing them (for leave-one-out scores)."""
-    n = cnt[k, d] - 1.0
-    if n <= 0.0:
-        return 0.0, 0.0
-    return n, total[k, d] - x
+def count_sum_clear(k, d, cnt, total):
+    """Cluster k's column d back to no observations (count and sum exactly zero)."""
+    cnt[k, d] = 0.0
+    total[k, d] = 0.0
 
 
 @njit(cache=True, _nrt=False)
@@ -242,6 +246,18 @@ def column_sd(sub: np.ndarray) -> np.ndarray:
     """Standard deviation of each column, 1 where it is 0 (the unit a spread is told in)."""
     var = column_mean_var(sub)[1]
     return np.sqrt(np.where(var > 0, var, 1.0))
+
+
+def floored_column_mean(X: np.ndarray, floor: float = 0.01) -> np.ndarray:
+    """Each column's mean over its observed values, at least ``floor``: the centre of a count
+    family's empirical-Bayes prior, kept > 0 for a column of zeros."""
+    return np.maximum(np.nanmean(X, axis=0), floor)
+
+
+def beta_prior_two(p: np.ndarray) -> dict:
+    """A Beta(alpha0, beta0) prior centred on p with the weight of two observations:
+    alpha0 = 2 p, beta0 = 2 (1 - p)."""
+    return {"alpha0": 2.0 * p, "beta0": 2.0 * (1.0 - p)}
 
 
 def typical_values(word: str, names, alpha0, beta0) -> str:

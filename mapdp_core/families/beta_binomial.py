@@ -18,8 +18,8 @@ import math
 import numpy as np
 from numba import njit
 
-from ._common import (build_columns, require_positive, count_sum_move, count_sum_without, log_beta, pct,
-                      resolve_vector_prior)
+from ._common import (beta_prior_two, build_columns, count_sum_clear, count_sum_move, count_sum_without,
+                      log_beta, pct, require_positive, resolve_vector_prior)
 
 BERNOULLI = "bernoulli"
 BINOMIAL = "binomial"
@@ -30,22 +30,38 @@ N_FIXED = 4
 
 
 @njit(cache=True, _nrt=False)
+def _posterior(a0, b0, ntr, n, t):
+    """(alpha, beta) after n observations of ntr trials with t successes in all."""
+    return a0 + t, b0 + ntr * n - t
+
+
+@njit(cache=True, _nrt=False)
+def _bernoulli_nlp(x, a, b):
+    """-ln f(x) of one trial: f(1) = alpha/(alpha + beta), no lgamma needed."""
+    return -math.log(a / (a + b)) if x > 0.5 else -math.log(b / (a + b))
+
+
+@njit(cache=True, _nrt=False)
+def _binomial_nlp(x, ntr, a, b, lnB):
+    """-ln f(x) less the binomial coefficient (eq 26), lnB = ln B(alpha, beta)."""
+    return lnB - log_beta(x + a, ntr - x + b)
+
+
+@njit(cache=True, _nrt=False)
 def _refresh_column(k, d, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0):
-    a = a0[d] + total[k, d]
-    b = b0[d] + ntr[d] * cnt[k, d] - total[k, d]
+    a, b = _posterior(a0[d], b0[d], ntr[d], cnt[k, d], total[k, d])
     alpha[k, d] = a
     beta[k, d] = b
     lnB[k, d] = log_beta(a, b)
-    nl1[k, d] = -math.log(a / (a + b))
-    nl0[k, d] = -math.log(b / (a + b))
+    nl1[k, d] = _bernoulli_nlp(1.0, a, b)
+    nl0[k, d] = _bernoulli_nlp(0.0, a, b)
 
 
 @njit(cache=True, inline="always")
 def reset(k, fam):
     X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0 = fam
     for d in range(X.shape[1]):
-        cnt[k, d] = 0.0
-        total[k, d] = 0.0
+        count_sum_clear(k, d, cnt, total)
         _refresh_column(k, d, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0)
 
 
@@ -67,31 +83,25 @@ def nlp(i, k, fam):
         x = X[i, d]
         if math.isnan(x):
             continue
-        if ntr[d] == 1.0:  # Bernoulli: f(1) = alpha/(alpha+beta), no lgamma needed
+        if ntr[d] == 1.0:  # Bernoulli: both values' terms are kept per cluster
             out += nl1[k, d] if x > 0.5 else nl0[k, d]
         else:
-            out += lnB[k, d] - log_beta(x + alpha[k, d], ntr[d] - x + beta[k, d])
+            out += _binomial_nlp(x, ntr[d], alpha[k, d], beta[k, d], lnB[k, d])
     return out
-
 
 
 @njit(cache=True, inline="always")
 def nlp_loo(i, k, fam):
-    """nlp of row i under cluster k with row i left out (same arithmetic as move(-1), nlp)."""
+    """nlp of row i under cluster k with row i left out (the arithmetic of move(-1), nlp)."""
     X, a0, b0, ntr, cnt, total, alpha, beta, lnB, nl1, nl0 = fam
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
-        if math.isnan(x):
-            continue
-        n, t = count_sum_without(x, k, d, cnt, total)
-        a = a0[d] + t
-        b = b0[d] + ntr[d] * n - t
-        if ntr[d] == 1.0:
-            out += -math.log(a / (a + b)) if x > 0.5 else -math.log(b / (a + b))
-        else:
-            out += log_beta(a, b) - log_beta(x + a, ntr[d] - x + b)
+        if not math.isnan(x):
+            a, b = _posterior(a0[d], b0[d], ntr[d], *count_sum_without(x, k, d, cnt, total))
+            out += _bernoulli_nlp(x, a, b) if ntr[d] == 1.0 else _binomial_nlp(x, ntr[d], a, b, log_beta(a, b))
     return out
+
 
 @njit(cache=True, inline="always")
 def pconst(i, fam):
@@ -142,7 +152,7 @@ def default_prior(X: np.ndarray, family: str) -> dict:
         ntr = np.maximum(np.nanmax(np.where(np.isnan(X), 0, X), axis=0), 1.0)
     eps = 0.5 / (ntr * n_obs + 1.0)
     p = np.clip(np.nansum(X, axis=0) / (ntr * n_obs), eps, 1 - eps)
-    return {"alpha0": 2.0 * p, "beta0": 2.0 * (1.0 - p), "n": ntr}
+    return {**beta_prior_two(p), "n": ntr}
 
 
 def _whole_trials(values: np.ndarray, key: str, family: str) -> None:

@@ -14,7 +14,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ._common import (build_columns, check_counts, count_sum_move, count_sum_without,
+from ._common import (build_columns, check_counts, count_sum_clear, count_sum_move, count_sum_without,
                       resolve_vector_prior, typical_values)
 
 NAME = "exponential"
@@ -25,20 +25,30 @@ N_FIXED = 3
 
 
 @njit(cache=True, _nrt=False)
+def _predictive(a0, b0, n, t):
+    """The Lomax predictive's terms after n values summing to t: alpha = alpha0 + n,
+    beta = beta0 + t and ln alpha + alpha ln beta."""
+    a = a0 + n
+    b = b0 + t
+    return a, b, math.log(a) + a * math.log(b)
+
+
+@njit(cache=True, _nrt=False)
+def _nlp_term(x, alpha, beta, lc):
+    """-ln f(x) from :func:`_predictive`'s terms."""
+    return (alpha + 1.0) * math.log(x + beta) - lc
+
+
+@njit(cache=True, _nrt=False)
 def _refresh_column(k, d, a0, b0, cnt, total, alpha, beta, lc):
-    a = a0[d] + cnt[k, d]
-    b = b0[d] + total[k, d]
-    alpha[k, d] = a
-    beta[k, d] = b
-    lc[k, d] = math.log(a) + a * math.log(b)
+    alpha[k, d], beta[k, d], lc[k, d] = _predictive(a0[d], b0[d], cnt[k, d], total[k, d])
 
 
 @njit(cache=True, inline="always")
 def reset(k, fam):
     X, a0, b0, cnt, total, alpha, beta, lc = fam
     for d in range(X.shape[1]):
-        cnt[k, d] = 0.0
-        total[k, d] = 0.0
+        count_sum_clear(k, d, cnt, total)
         _refresh_column(k, d, a0, b0, cnt, total, alpha, beta, lc)
 
 
@@ -59,25 +69,22 @@ def nlp(i, k, fam):
     for d in range(X.shape[1]):
         x = X[i, d]
         if not math.isnan(x):
-            out += (alpha[k, d] + 1.0) * math.log(x + beta[k, d]) - lc[k, d]
+            out += _nlp_term(x, alpha[k, d], beta[k, d], lc[k, d])
     return out
-
 
 
 @njit(cache=True, inline="always")
 def nlp_loo(i, k, fam):
-    """nlp of row i under cluster k with row i left out (same arithmetic as move(-1), nlp)."""
+    """nlp of row i under cluster k with row i left out (the arithmetic of move(-1), nlp)."""
     X, a0, b0, cnt, total, alpha, beta, lc = fam
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
         if math.isnan(x):
             continue
-        n, t = count_sum_without(x, k, d, cnt, total)
-        a = a0[d] + n
-        b = b0[d] + t
-        out += (a + 1.0) * math.log(x + b) - (math.log(a) + a * math.log(b))
+        out += _nlp_term(x, *_predictive(a0[d], b0[d], *count_sum_without(x, k, d, cnt, total)))
     return out
+
 
 @njit(cache=True, inline="always")
 def logml(k, fam):

@@ -15,8 +15,9 @@ import math
 import numpy as np
 from numba import njit
 
-from ._common import (build_columns, check_counts, count_sum_move, count_sum_without,
-                      lgamma_difference, log_beta, resolve_vector_prior, typical_values)
+from ._common import (beta_prior_two, build_columns, check_counts, count_sum_clear, count_sum_move,
+                      count_sum_without, floored_column_mean, lgamma_difference, log_beta,
+                      resolve_vector_prior, typical_values)
 
 NAME = "geometric"
 PRIOR_KEYS = ("alpha0", "beta0")
@@ -26,20 +27,30 @@ N_FIXED = 3
 
 
 @njit(cache=True, _nrt=False)
+def _predictive(a0, b0, n, t):
+    """The beta-geometric predictive's terms after n counts summing to t, with alpha = alpha0 + n
+    and beta = beta0 + t: ln alpha - ln G(beta) + ln G(alpha + beta), beta and alpha + beta."""
+    a = a0 + n
+    b = b0 + t
+    return math.log(a) - math.lgamma(b) + math.lgamma(a + b), b, a + b
+
+
+@njit(cache=True, _nrt=False)
+def _log_pmf(x, lc, beta, apb):
+    """ln f(x) from :func:`_predictive`'s terms."""
+    return lc + lgamma_difference(x, beta, apb + 1.0)
+
+
+@njit(cache=True, _nrt=False)
 def _refresh_column(k, d, a0, b0, cnt, total, lc, beta, apb):
-    a = a0[d] + cnt[k, d]
-    b = b0[d] + total[k, d]
-    beta[k, d] = b
-    apb[k, d] = a + b
-    lc[k, d] = math.log(a) - math.lgamma(b) + math.lgamma(a + b)
+    lc[k, d], beta[k, d], apb[k, d] = _predictive(a0[d], b0[d], cnt[k, d], total[k, d])
 
 
 @njit(cache=True, inline="always")
 def reset(k, fam):
     X, a0, b0, cnt, total, lc, beta, apb = fam
     for d in range(X.shape[1]):
-        cnt[k, d] = 0.0
-        total[k, d] = 0.0
+        count_sum_clear(k, d, cnt, total)
         _refresh_column(k, d, a0, b0, cnt, total, lc, beta, apb)
 
 
@@ -60,25 +71,22 @@ def nlp(i, k, fam):
     for d in range(X.shape[1]):
         x = X[i, d]
         if not math.isnan(x):
-            out -= lc[k, d] + lgamma_difference(x, beta[k, d], apb[k, d] + 1.0)
+            out -= _log_pmf(x, lc[k, d], beta[k, d], apb[k, d])
     return out
-
 
 
 @njit(cache=True, inline="always")
 def nlp_loo(i, k, fam):
-    """nlp of row i under cluster k with row i left out (same arithmetic as move(-1), nlp)."""
+    """nlp of row i under cluster k with row i left out (the arithmetic of move(-1), nlp)."""
     X, a0, b0, cnt, total, lc, beta, apb = fam
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
         if math.isnan(x):
             continue
-        n, t = count_sum_without(x, k, d, cnt, total)
-        a = a0[d] + n
-        b = b0[d] + t
-        out -= (math.log(a) - math.lgamma(b) + math.lgamma(a + b)) + lgamma_difference(x, b, a + b + 1.0)
+        out -= _log_pmf(x, *_predictive(a0[d], b0[d], *count_sum_without(x, k, d, cnt, total)))
     return out
+
 
 @njit(cache=True, inline="always")
 def logml(k, fam):
@@ -96,8 +104,7 @@ def check_data(X: np.ndarray, names, family: str = NAME) -> None:
 
 
 def default_prior(X: np.ndarray) -> dict:
-    p = 1.0 / (1.0 + np.maximum(np.nanmean(X, axis=0), 0.01))
-    return {"alpha0": 2.0 * p, "beta0": 2.0 * (1.0 - p)}
+    return beta_prior_two(1.0 / (1.0 + floored_column_mean(X)))
 
 
 def resolve_prior(user: dict, X: np.ndarray, names, family: str = NAME) -> dict:

@@ -24,8 +24,8 @@ import math
 import numpy as np
 from numba import njit
 
-from ._common import (LOG_2, column_mean_var, LOG_2PI, LOG_PI, WITHIN_FRACTION, build_columns, column_sd, log1p_square, resolve_vector_prior,
-                      spread_sentence, welford_move)
+from ._common import (LOG_2, LOG_2PI, LOG_PI, WITHIN_FRACTION, build_columns, column_mean_var, column_sd,
+                      log1p_square, resolve_vector_prior, spread_sentence, welford_move, welford_without)
 
 NAME = "normal_gamma"
 PRIOR_KEYS = ("m0", "c0", "a0", "b0")
@@ -46,15 +46,25 @@ def _count_constant(an):
 
 
 @njit(cache=True, _nrt=False)
+def _posterior(m0, c0, a0, b0, n, mean, m2):
+    """(c_n, a_n, b_n) after n observations with mean ``mean`` and scatter ``m2``."""
+    cn = c0 + n
+    r = mean - m0
+    return cn, a0 + 0.5 * n, b0 + 0.5 * m2 + 0.5 * c0 * n * r * r / cn
+
+
+@njit(cache=True, _nrt=False)
+def _predictive(m0, c0, a0, b0, n, mean, m2):
+    """(a_n, nu, s, loc): the Student-t predictive's 2 a_n = nu degrees of freedom, squared
+    scale s and location after n observations with mean ``mean`` and scatter ``m2``."""
+    cn, an, bn = _posterior(m0, c0, a0, b0, n, mean, m2)
+    return an, 2.0 * an, bn * (cn + 1.0) / (an * cn), (c0 * m0 + n * mean) / cn
+
+
+@njit(cache=True, _nrt=False)
 def _refresh_column(k, d, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const, gloo):
     n = cnt[k, d]
-    cn = c0[d] + n
-    r = mean[k, d] - m0[d]
-    an = a0[d] + 0.5 * n
-    bn = b0[d] + 0.5 * m2[k, d] + 0.5 * c0[d] * n * r * r / cn
-    nu = 2.0 * an
-    s = bn * (cn + 1.0) / (an * cn)
-    loc[k, d] = (c0[d] * m0[d] + n * mean[k, d]) / cn
+    an, nu, s, loc[k, d] = _predictive(m0[d], c0[d], a0[d], b0[d], n, mean[k, d], m2[k, d])
     ivs[k, d] = 1.0 / (nu * s)
     hexp[k, d] = 0.5 * (nu + 1.0)
     lg = math.lgamma(an) - math.lgamma(an + 0.5)
@@ -117,35 +127,19 @@ def _far_nlp(i, k, X, loc, ivs, hexp, const):
 
 @njit(cache=True, inline="always")
 def nlp_loo(i, k, fam):
-    """nlp of row i under cluster k with row i left out (same arithmetic as move(-1), nlp)."""
+    """nlp of row i under cluster k with row i left out (the arithmetic of move(-1), nlp)."""
     X, m0, c0, a0, b0, cnt, mean, m2, loc, ivs, hexp, const, gloo = fam
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
         if math.isnan(x):
             continue
-        n = cnt[k, d] - 1.0
-        mu = 0.0
-        ss = 0.0
-        if n > 0.0:
-            delta = x - mean[k, d]
-            mu = mean[k, d] - delta / n
-            ss = m2[k, d] - delta * (x - mu)
-            if ss < 0.0:
-                ss = 0.0
-        else:
-            n = 0.0
-        cn = c0[d] + n
-        r = mu - m0[d]
-        an = a0[d] + 0.5 * n
-        bn = b0[d] + 0.5 * ss + 0.5 * c0[d] * n * r * r / cn
-        nu = 2.0 * an
-        s = bn * (cn + 1.0) / (an * cn)
-        loc_d = (c0[d] * m0[d] + n * mu) / cn
-        inv_nu_s = 1.0 / (nu * s)
+        n, mu, ss = welford_without(x, k, d, cnt, mean, m2)
+        an, nu, s, loc_d = _predictive(m0[d], c0[d], a0[d], b0[d], n, mu, ss)
         const_d = gloo[k, d] + 0.5 * math.log(s)  # gloo: the count's part, kept per cluster
-        out += 0.5 * (nu + 1.0) * log1p_square(x, loc_d, inv_nu_s) + const_d
+        out += 0.5 * (nu + 1.0) * log1p_square(x, loc_d, 1.0 / (nu * s)) + const_d
     return out
+
 
 @njit(cache=True, inline="always")
 def logml(k, fam):
@@ -154,10 +148,7 @@ def logml(k, fam):
     for d in range(X.shape[1]):
         n = cnt[k, d]
         if n > 0.0:
-            cn = c0[d] + n
-            r = mean[k, d] - m0[d]
-            an = a0[d] + 0.5 * n
-            bn = b0[d] + 0.5 * m2[k, d] + 0.5 * c0[d] * n * r * r / cn
+            cn, an, bn = _posterior(m0[d], c0[d], a0[d], b0[d], n, mean[k, d], m2[k, d])
             out += (math.lgamma(an) - math.lgamma(a0[d]) + a0[d] * math.log(b0[d])
                     - an * math.log(bn) + 0.5 * math.log(c0[d] / cn) - 0.5 * n * LOG_2PI)
     return out

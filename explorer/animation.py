@@ -1,0 +1,146 @@
+"""Animation frames: :func:`animation_frames` turns recorded runs into what an animation draws (a
+2-D view, colours stable across frames and across algorithms, 2-sd ellipses, K, the objective
+and NMI/ARI per frame) as :class:`Frames`; :mod:`explorer.figures` draws them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from mapdp_core.evaluation.metrics import codes, match_labels
+
+from explorer.runner import Run, _scores
+
+__all__ = ["Frames", "animation_frames", "MAX_FRAMES"]
+
+#: Most frames kept per algorithm for an animation (evenly thinned beyond, first and last kept;
+#: the sweep slider shows the true sweep numbers). Every frame costs a redraw; the browser test
+#: times the slider against the frame count (commit 4aad77c measured 60 against 20 frames).
+MAX_FRAMES = 20
+
+
+@dataclass(frozen=True, eq=False)
+class Frames:
+    """What an animation draws, per algorithm and frame.
+
+    Attributes
+    ----------
+    algorithms : list of str
+    sweeps : list of list of int
+        The sweep number of each kept frame, per algorithm.
+    colours : list of list of ndarray
+        Per algorithm and frame, the colour id of every displayed row (ids shared across
+        frames and algorithms: equal ids, the same cluster as far as a matching can say);
+        -1 for a row not visited yet (SUGS, DP search: every frame but the last).
+    ellipses : list of list of list of (colour id, ndarray (m, 2))
+        2-sd ellipses of the clusters' displayed coordinates (all rows, not just the sample).
+    info : list of DataFrame
+        Per algorithm one row per kept frame: sweep, K, objective, changed, unvisited (rows
+        not visited yet), nmi, ari (on the rows visited).
+    n_frames : int
+        Frames of the longest algorithm; shorter ones hold their last frame.
+    history : list of DataFrame
+        Per algorithm one row per sweep, every sweep (also those not kept as frames):
+        sweep, K, objective, changed.
+    """
+
+    algorithms: list
+    sweeps: list
+    colours: list
+    ellipses: list
+    info: list
+    n_frames: int
+    history: list
+
+    @property
+    def thinned(self) -> list:
+        """The algorithms that ran more sweeps than they have frames."""
+        return [a for a, s, h in zip(self.algorithms, self.sweeps, self.history) if len(h) > len(s)]
+
+    @property
+    def partial(self) -> list:
+        """The algorithms with frames in which some rows are not visited yet (drawn grey)."""
+        return [a for a, info in zip(self.algorithms, self.info)
+                if "unvisited" in info and bool((info["unvisited"] > 0).any())]
+
+
+def _thin(n: int, cap: int) -> np.ndarray:
+    if n <= cap:
+        return np.arange(n)
+    return np.unique(np.round(np.linspace(0, n - 1, cap)).astype(int))
+
+
+def _ellipses(coords: np.ndarray, labels: np.ndarray, max_clusters: int = 40, n_std: float = 2.0):
+    """(cluster id, ring of points) for the ``max_clusters`` largest clusters of 3 or more rows:
+    the n_std-sd ellipse of the cluster's coordinates (sample covariance, from one pass of sums)."""
+    labels = np.asarray(labels)
+    if (labels < 0).any():  # rows not visited yet (-1) belong to no cluster
+        coords, labels = coords[labels >= 0], labels[labels >= 0]
+    if labels.size == 0:
+        return []
+    ids, inv, counts = codes(labels, return_counts=True)
+    x, y = coords[:, 0], coords[:, 1]
+    s = [np.bincount(inv, weights=w, minlength=ids.size) for w in (x, y, x * x, x * y, y * y)]
+    t = np.linspace(0.0, 2.0 * np.pi, 31)
+    circle = np.column_stack([np.cos(t), np.sin(t)])
+    out = []
+    for j in np.argsort(-counts, kind="stable")[:max_clusters]:
+        n = counts[j]
+        if n < 3:
+            continue
+        mean = np.array([s[0][j], s[1][j]]) / n
+        cxy = (s[3][j] - n * mean[0] * mean[1]) / (n - 1)
+        cov = np.array([[(s[2][j] - n * mean[0] ** 2) / (n - 1), cxy],
+                        [cxy, (s[4][j] - n * mean[1] ** 2) / (n - 1)]])
+        w, v = np.linalg.eigh(cov)
+        out.append((int(ids[j]), mean + n_std * (circle * np.sqrt(np.clip(w, 0.0, None))) @ v.T))
+    return out
+
+
+def animation_frames(runs: list[Run], coords: np.ndarray, sample: np.ndarray | None = None,
+                     truth: np.ndarray | None = None, max_frames: int = MAX_FRAMES) -> Frames:
+    """Match clusters across frames and algorithms and compute what each frame shows.
+
+    Colours follow DESIGN.md "Labels across frames": each algorithm's final clustering is
+    matched (Hungarian, maximum overlap) to a shared reference (the ground truth when known,
+    otherwise the first algorithm's final clustering), then every earlier frame to the
+    frame after it, so a cluster keeps its colour as the sweeps go on.
+
+    A row labelled -1 in a state (one SUGS has not visited, or DP search has not placed, yet)
+    keeps the colour id -1 (:func:`explorer.figures.animation_figure` draws it grey): it is
+    no cluster, has no ellipse, and is left out of the frame's NMI and ARI; the frame's
+    ``unvisited`` counts such rows.
+    """
+    N = coords.shape[0]
+    sample = np.arange(N) if sample is None else np.asarray(sample)
+    reference = None
+    if truth is not None and np.any(truth >= 0):
+        reference = np.where(truth >= 0, truth, truth.max() + 1)
+    algorithms, sweeps, colours, ellipses, info, history = [], [], [], [], [], []
+    for run in runs:
+        history.append(pd.DataFrame([{"sweep": st.iteration, "K": st.n_clusters, "objective": st.objective,
+                                      "changed": st.n_changed} for st in run.states]))
+        keep = _thin(len(run.states), max_frames)
+        states = [run.states[i] for i in keep]
+        if reference is None:
+            reference = np.asarray(states[-1].labels)
+        matched = [None] * len(states)
+        matched[-1] = match_labels(reference, states[-1].labels)
+        for t in range(len(states) - 2, -1, -1):
+            matched[t] = match_labels(matched[t + 1], states[t].labels)
+        rows = []
+        for st, lab in zip(states, matched):
+            row = {"sweep": st.iteration, "K": st.n_clusters, "objective": st.objective, "changed": st.n_changed,
+                   "unvisited": int(np.count_nonzero(lab < 0))}
+            if truth is not None and np.any(truth >= 0):
+                row.update(_scores(truth, lab))
+            rows.append(row)
+        algorithms.append(run.algorithm)
+        sweeps.append([st.iteration for st in states])
+        colours.append([lab[sample] for lab in matched])
+        ellipses.append([_ellipses(coords, lab) for lab in matched])
+        info.append(pd.DataFrame(rows))
+    n_frames = max((len(s) for s in sweeps), default=0)
+    return Frames(algorithms, sweeps, colours, ellipses, info, n_frames, history)

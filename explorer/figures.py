@@ -1,0 +1,475 @@
+"""Plotly figures of the MAP-DP Explorer, usable from a notebook as well as from the app.
+
+Every function takes results already computed (by :mod:`explorer`,
+:mod:`mapdp_core.selection.priors`, :mod:`mapdp_core.models.kmeans`) and only draws them.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from explorer.animation import Frames
+
+__all__ = ["PALETTE", "UNVISITED", "UNVISITED_LABEL", "colour_index", "animation_figure", "trace_figure",
+           "scatter_figure", "bic_figure", "n0_figure", "cv_figure", "heatmap_figure", "sequence_figure",
+           "trajectory_figure"]
+
+#: Cluster colours (colour id modulo its length): distinguishable, colour-blind-aware first eight.
+#: No black or white: every colour must read on Streamlit's light and dark backgrounds alike.
+PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#882255",
+           "#8C564B", "#7F7F7F", "#BCBD22", "#17BECF", "#9467BD", "#FF9896", "#98DF8A", "#C5B0D5",
+           "#AEC7E8", "#FFBB78", "#C49C94", "#F7B6D2", "#DBDB8D", "#9EDAE5", "#393B79", "#637939"]
+
+
+#: The colour of a row not visited (SUGS) or placed (DP search) yet, colour id -1: a light,
+#: half-transparent neutral grey, unlike the palette's solid grey, on light and dark backgrounds.
+UNVISITED = "rgba(150,150,150,0.3)"
+UNVISITED_LABEL = "not yet visited"
+
+
+def _colourscale():
+    """One band per palette colour (value i: ``PALETTE[i]``), then one for :data:`UNVISITED`."""
+    colours = PALETTE + [UNVISITED]
+    n = len(colours)
+    scale = []
+    for i, c in enumerate(colours):
+        scale += [[i / n, c], [(i + 1) / n, c]]
+    return scale
+
+
+def colour_index(ids) -> np.ndarray:
+    """The colour-scale value of each colour id: the palette's, cycling; -1 (not visited yet) the grey band."""
+    ids = np.asarray(ids)
+    return np.where(ids < 0, len(PALETTE), ids % len(PALETTE)).astype(np.uint8)
+
+
+def _marker(ids: np.ndarray, size: float) -> dict:
+    return {"color": colour_index(ids), "colorscale": _colourscale(),
+            "cmin": -0.5 + 0.0, "cmax": len(PALETTE) + 0.5, "size": size, "opacity": 0.75}
+
+
+def _ellipse_xy(ellipses) -> tuple[np.ndarray, np.ndarray]:
+    """All ellipses as one line trace: NaN between rings lifts the pen."""
+    if not ellipses:
+        return np.empty(0), np.empty(0)
+    gap = np.full((1, 2), np.nan)
+    xy = np.vstack([np.vstack([pts, gap]) for _, pts in ellipses]).astype(np.float32)
+    return xy[:, 0], xy[:, 1]
+
+
+# Pixel sizes of the animation figure's parts. The figure's height is fixed, so offsets below a
+# panel can be given in pixels and turned into paper fractions: the controls then never land on
+# an axis title, whatever the width of the page.
+_TITLE_LINE_PX = 16      # one line of a panel title at font size 12
+_TITLE_PX = 3 * _TITLE_LINE_PX + 6   # name (settings) / sweep and K / NMI and ARI
+_AXIS_PX = 44            # x tick labels and the x axis title under a panel
+_CONTROLS_PX = 84        # play/pause buttons and the sweep slider (its value, rail and tick labels)
+_BUTTONS_PX = 150        # width of "▶ Play" and "❚❚ Pause" side by side, with their padding
+_MAX_COLUMNS = 3         # more algorithms wrap onto a second row of panels
+# Two-tone rings read on any background and above any point colour (the panel background
+# follows Streamlit's light or dark theme, the points use every colour of the palette).
+_RING_HALO = {"color": "rgba(255,255,255,0.9)", "width": 4.5}
+_RING_LINE = {"color": "rgba(25,25,25,0.95)", "width": 2}
+
+
+def _step_word(name: str) -> str:
+    """What one frame of the registered algorithm ``name`` is: a sweep, an iteration or a pass;
+    "step" for the others (a block of rows of a one-pass method, a batch of search expansions)."""
+    from mapdp_core.models.registry import ALGORITHMS
+
+    step = getattr(ALGORITHMS.get(name), "step", "sweep")
+    return step if step in ("sweep", "iteration", "pass") else "step"
+
+
+def _title(frames: Frames, a: int, f: int, settings: dict | None = None) -> str:
+    """A panel's title on three short lines, so that side-by-side titles fit their panels."""
+    info = frames.info[a]
+    row = info.iloc[min(f, len(info) - 1)]
+    done = " (done)" if f >= len(info) - 1 else ""
+    name = frames.algorithms[a]
+    extra = f" ({settings[name]})" if settings and settings.get(name) else ""
+    text = f"<b>{name}</b>{extra}<br>{_step_word(name)} {int(row['sweep'])}{done} · K = {int(row['K'])}"
+    unvisited = int(row["unvisited"]) if "unvisited" in info else 0
+    if unvisited:  # drawn grey (UNVISITED)
+        text += f" · {unvisited:,} {UNVISITED_LABEL}"
+    if "nmi" in info:
+        scored = np.isfinite(row["nmi"])  # NaN: no row placed yet
+        text += f"<br>NMI {row['nmi']:.2f} · ARI {row['ari']:.2f}" if scored else "<br>NMI – · ARI –"
+    return text
+
+
+def _grid(n_panels: int) -> tuple[int, int]:
+    """Rows and columns for ``n_panels`` side-by-side panels, at most ``_MAX_COLUMNS`` a row, rows balanced."""
+    rows = max(1, -(-n_panels // _MAX_COLUMNS))
+    return rows, max(1, -(-n_panels // rows))
+
+
+def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int | None = None,
+                     point_size: float | None = None, height: int = 480, show_ellipses: bool = True,
+                     settings: dict | None = None) -> go.Figure:
+    """The algorithms side by side, one frame per sweep, with play/pause and a sweep slider.
+
+    Parameters
+    ----------
+    frames : Frames
+        From :func:`explorer.animation.animation_frames`; the colour ids index :data:`PALETTE`
+        (-1: :data:`UNVISITED`).
+    coords : ndarray (n, 2)
+        Coordinates of the displayed rows (the same rows as ``frames.colours``; colour id -1, a
+        row not visited yet, is drawn in the neutral grey :data:`UNVISITED`, and the panel's
+        title counts such rows).
+    axis_names : two str
+    start : int, optional
+        Frame shown before playing (default: the last, the converged clustering).
+    height : int
+        Height in pixels of one row of panels with its titles and controls; more than
+        three algorithms wrap onto further rows, each adding a row of panels.
+    show_ellipses : bool
+        Draw each cluster's 2-sd ellipse (from the covariance of its points in this view), above the points.
+    settings : dict, optional
+        ``{algorithm: "N0 = 3"}``: shown after each algorithm's name in its title.
+
+    Notes
+    -----
+    Trace ``3 a`` holds algorithm ``a``'s points, ``3 a + 1`` and ``3 a + 2`` its ellipses (a light halo
+    under a dark line). The ellipses are WebGL traces like the points: Plotly draws every WebGL
+    trace above every SVG trace, so SVG rings would vanish beneath thousands of points. No colour of
+    the background is set, so the figure follows the Streamlit theme (light or dark).
+    """
+    A, F = len(frames.algorithms), frames.n_frames
+    start = F - 1 if start is None else int(np.clip(start, 0, F - 1))
+    n = coords.shape[0]
+    size = point_size or (6 if n <= 1000 else 4 if n <= 5000 else 3)
+    rows, cols = _grid(A)
+    panel_px = max(height - _TITLE_PX - _AXIS_PX - _CONTROLS_PX, 120)
+    gap_px = _AXIS_PX + _TITLE_PX  # between rows: the upper row's x axis, the lower row's titles
+    total = _TITLE_PX + rows * panel_px + (rows - 1) * gap_px + _AXIS_PX + _CONTROLS_PX
+    plot_px = total - _TITLE_PX - _AXIS_PX - _CONTROLS_PX  # the paper's height: fractions below are of it
+    specs = [[{} if r * cols + c < A else None for c in range(cols)] for r in range(rows)]
+    fig = make_subplots(rows=rows, cols=cols, specs=specs, horizontal_spacing=0.035,
+                        vertical_spacing=gap_px / plot_px if rows > 1 else 0.0,
+                        subplot_titles=[_title(frames, a, start, settings) for a in range(A)])
+    # float32 is ample for drawing and halves what the browser receives
+    x, y = coords[:, 0].astype(np.float32), coords[:, 1].astype(np.float32)
+
+    def traces(f):
+        out = []
+        for a in range(A):
+            g = min(f, len(frames.colours[a]) - 1)
+            out.append(go.Scattergl(x=x, y=y, mode="markers", marker=_marker(frames.colours[a][g], size),
+                                    hoverinfo="skip", showlegend=False, name=frames.algorithms[a]))
+            ex, ey = _ellipse_xy(frames.ellipses[a][g] if show_ellipses else [])
+            for line in (_RING_HALO, _RING_LINE):
+                out.append(go.Scattergl(x=ex, y=ey, mode="lines", line=line, connectgaps=False,
+                                        hoverinfo="skip", showlegend=False, name="2-sd ellipses"))
+        return out
+
+    for i, tr in enumerate(traces(start)):
+        a = i // 3
+        fig.add_trace(tr, row=a // cols + 1, col=a % cols + 1)
+    # The frames are plain dicts of the same few keys, added without plotly's validation:
+    # at 47 frames of 4 000 points, validation was most of the 0.2 s the figure took to build.
+    anim = []
+    for f in range(F):
+        data = []
+        for a in range(A):
+            g = min(f, len(frames.colours[a]) - 1)
+            data.append({"type": "scattergl", "marker": {"color": colour_index(frames.colours[a][g])}})
+            ex, ey = _ellipse_xy(frames.ellipses[a][g] if show_ellipses else [])
+            data += [{"type": "scattergl", "x": ex, "y": ey}, {"type": "scattergl", "x": ex, "y": ey}]
+        anim.append({"name": str(f), "data": data, "traces": list(range(3 * A)),
+                     "layout": {"annotations": [{"text": _title(frames, a, f, settings)} for a in range(A)]}})
+    # the slider is labelled with the sweeps of the run with the most frames, then the most sweeps
+    longest = max(range(A), key=lambda a: (len(frames.sweeps[a]), frames.sweeps[a][-1])) if A else 0
+    step_args = {"mode": "immediate", "frame": {"duration": 0, "redraw": True}, "transition": {"duration": 0}}
+    controls_y = -(_AXIS_PX + 6) / plot_px  # just under the bottom row's x axis titles
+    fig.update_annotations(font_size=12)
+    fig.update_layout(
+        height=total, margin={"l": 10, "r": 10, "t": _TITLE_PX, "b": _AXIS_PX + _CONTROLS_PX},
+        updatemenus=[{
+            "type": "buttons", "direction": "left", "x": 0.0, "y": controls_y, "xanchor": "left", "yanchor": "top",
+            "showactive": False, "pad": {"r": 6, "t": 22},
+            "buttons": [
+                {"label": "▶ Play", "method": "animate",
+                 "args": [None, {"frame": {"duration": 400, "redraw": True}, "fromcurrent": True,
+                                 "transition": {"duration": 0}, "mode": "immediate"}]},
+                {"label": "❚❚ Pause", "method": "animate", "args": [[None], step_args]},
+            ]}],
+        sliders=[{
+            # the slider starts right of the two buttons, offset in pixels: a fraction of the width overlapped them
+            "active": start, "x": 0.0, "len": 1.0, "y": controls_y, "yanchor": "top",
+            "pad": {"t": 0, "b": 0, "l": _BUTTONS_PX},
+            "currentvalue": {"prefix": "sweep ", "visible": True, "xanchor": "right", "offset": 4},
+            "steps": [{"label": str(frames.sweeps[longest][f]),
+                       "method": "animate", "args": [[str(f)], step_args]} for f in range(F)],
+        }],
+    )
+    fig.update_xaxes(title_text=axis_names[0], title_standoff=4, showgrid=True, zeroline=False)
+    fig.update_yaxes(showgrid=True, zeroline=False)
+    fig.update_yaxes(title_text=axis_names[1], title_standoff=4, col=1)
+    # one scale for every panel: x and y match the first panel's, tick labels only on the left column
+    for r in range(rows):
+        for c in range(cols):
+            if r * cols + c >= A or (r, c) == (0, 0):
+                continue
+            fig.update_xaxes(matches="x", row=r + 1, col=c + 1)
+            fig.update_yaxes(matches="y", showticklabels=c == 0, row=r + 1, col=c + 1)
+    if A:
+        # equal axis scales so that round clusters look round (their shape is the point)
+        fig.update_yaxes(scaleanchor="x", scaleratio=1, row=1, col=1)
+    return go.Figure(data=fig.data, layout=fig.layout, frames=anim, _validate=False)
+
+
+def trace_figure(frames: Frames, height: int = 300) -> go.Figure:
+    """K and the objective per sweep, one column per algorithm (objectives are in each algorithm's own units)."""
+    A = len(frames.algorithms)
+    # short titles (the name once, above its column): "DP-means: objective" side by side overlapped
+    fig = make_subplots(rows=2, cols=A, shared_xaxes=True, vertical_spacing=0.16, horizontal_spacing=0.07,
+                        subplot_titles=[f"<b>{a}</b>: K" for a in frames.algorithms]
+                        + ["objective"] * A)
+    for a in range(A):
+        info = frames.history[a]
+        colour = PALETTE[a % len(PALETTE)]
+        fig.add_trace(go.Scatter(x=info["sweep"], y=info["K"], mode="lines+markers", line={"color": colour},
+                                 showlegend=False, name=f"{frames.algorithms[a]} K"), row=1, col=a + 1)
+        fig.add_trace(go.Scatter(x=info["sweep"], y=info["objective"], mode="lines+markers",
+                                 line={"color": colour}, showlegend=False, name=f"{frames.algorithms[a]} objective"),
+                      row=2, col=a + 1)
+        fig.update_xaxes(title_text="sweep", row=2, col=a + 1)
+    fig.update_annotations(font_size=12)
+    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 30, "b": 10})
+    return fig
+
+
+def scatter_figure(coords: np.ndarray, axis_names, colour=None, colour_name: str = "class",
+                   height: int = 420) -> go.Figure:
+    """A plain 2-D scatter of the displayed rows, coloured by ``colour`` (labels) if given."""
+    fig = go.Figure()
+    if colour is None:
+        fig.add_trace(go.Scattergl(x=coords[:, 0], y=coords[:, 1], mode="markers",
+                                   marker={"size": 4, "color": PALETTE[0], "opacity": 0.6}, showlegend=False))
+    else:
+        colour = pd.Series(colour).astype(str).to_numpy()
+        for i, level in enumerate(pd.unique(colour)):
+            m = colour == level
+            fig.add_trace(go.Scattergl(x=coords[m, 0], y=coords[m, 1], mode="markers", name=f"{level}",
+                                       marker={"size": 4, "color": PALETTE[i % len(PALETTE)], "opacity": 0.7}))
+        fig.update_layout(legend_title_text=colour_name)
+    # no background or grid colour: the figure follows the Streamlit theme, light or dark
+    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 10, "b": 10},
+                      xaxis_title=axis_names[0], yaxis_title=axis_names[1])
+    fig.update_xaxes(showgrid=True)
+    fig.update_yaxes(showgrid=True)
+    return fig
+
+
+def bic_figure(curve: pd.DataFrame, chosen: int) -> go.Figure:
+    """The K-means BIC curve (:func:`mapdp_core.kmeans_bic`), the chosen K marked."""
+    fig = go.Figure(go.Scatter(x=curve["n_clusters"], y=curve["bic"], mode="lines+markers", name="BIC"))
+    best = curve[curve["n_clusters"] == chosen]
+    fig.add_trace(go.Scatter(x=best["n_clusters"], y=best["bic"], mode="markers", name=f"chosen K = {chosen}",
+                             marker={"size": 14, "color": PALETTE[5], "symbol": "star"}))
+    fig.update_layout(height=320, xaxis_title="K", yaxis_title="BIC (higher is better)",
+                      margin={"l": 10, "r": 10, "t": 10, "b": 10})
+    return fig
+
+
+def n0_figure(table: pd.DataFrame, best: float | None = None) -> go.Figure:
+    """N0 grid (:func:`mapdp_core.n0_grid`): the exact -ln p(X, z | N0) and K against N0, log scale."""
+    fig = make_subplots(rows=1, cols=2, subplot_titles=["exact −ln p(X, z | N0) (lower is better)", "clusters K"])
+    y = "neg_log_joint" if "neg_log_joint" in table else table.columns[1]
+    fig.add_trace(go.Scatter(x=table["N0"], y=table[y], mode="lines+markers", showlegend=False), row=1, col=1)
+    if "K" in table:
+        fig.add_trace(go.Scatter(x=table["N0"], y=table["K"], mode="lines+markers", showlegend=False), row=1, col=2)
+    if best is not None:
+        for c in (1, 2):
+            fig.add_vline(x=best, line_dash="dash", line_color=PALETTE[5], row=1, col=c)
+    fig.update_xaxes(type="log", title_text="N0")
+    fig.update_layout(height=320, margin={"l": 10, "r": 10, "t": 40, "b": 10})
+    return fig
+
+
+def search_figure(table: pd.DataFrame) -> go.Figure:
+    """The automatic search (``MAPDP.hyperparameter_search_``, :func:`mapdp_core.selection.auto.choose_hyperparameters`):
+    each candidate's evidence (its best exact -ln p(X, z | theta0, N0), lower is better) against the
+    prior spread (stages 1 and 3, one line per structure) and against N0 (stage 2, one line per
+    prior weight); the chosen candidate is ringed."""
+    fig = make_subplots(rows=1, cols=2, subplot_titles=["evidence against the prior spread", "evidence against N0"])
+    spread = table[table["stage"] != 2]
+    for i, (structure, g) in enumerate(spread.groupby("structure", sort=False)):
+        g = g.drop_duplicates("spread", keep="last").sort_values("spread")
+        fig.add_trace(go.Scatter(x=g["spread"], y=g["evidence"], mode="lines+markers", name=str(structure),
+                                 marker={"color": PALETTE[i % len(PALETTE)]}, customdata=g[["K_best", "N0"]],
+                                 hovertemplate="spread × %{x}<br>evidence %{y:.1f}<br>K %{customdata[0]}"
+                                               "<br>N0 %{customdata[1]}<extra></extra>"), row=1, col=1)
+    n0 = table[table["stage"] == 2]
+    for i, (weight, g) in enumerate(n0.groupby("weight", sort=False)):
+        g = g.sort_values("N0")
+        fig.add_trace(go.Scatter(x=g["N0"], y=g["evidence"], mode="lines+markers", name=f"weight × {weight:g}",
+                                 line={"dash": "dot"}, marker={"color": PALETTE[(i + 3) % len(PALETTE)]},
+                                 customdata=g[["K_best"]],
+                                 hovertemplate="N0 %{x}<br>evidence %{y:.1f}<br>K %{customdata[0]}<extra></extra>"),
+                      row=1, col=2)
+    best = table[table["chosen"]]
+    if len(best):
+        b = best.iloc[-1]
+        for col, x in ((1, b["spread"]), (2, b["N0"])):
+            fig.add_trace(go.Scatter(x=[x], y=[b["evidence"]], mode="markers", showlegend=col == 1, name="chosen",
+                                     marker={"size": 16, "symbol": "circle-open", "line": {"width": 3},
+                                             "color": "#7F7F7F"}), row=1, col=col)  # grey reads on light and dark
+    fig.update_xaxes(type="log", title_text="spread × the empirical-Bayes default", row=1, col=1)
+    fig.update_xaxes(type="log", title_text="N0", row=1, col=2)
+    fig.update_yaxes(title_text="−ln p(X, z | θ0, N0)", row=1, col=1)
+    fig.update_layout(height=340, margin={"l": 10, "r": 10, "t": 40, "b": 10}, legend={"orientation": "h", "y": -0.25})
+    return fig
+
+
+def cv_figure(summary: pd.DataFrame) -> go.Figure:
+    """Held-out log-likelihood per N0, one line per prior scale (:func:`mapdp_core.cross_validate`)."""
+    fig = go.Figure()
+    ycol = next(c for c in ("mean_heldout_loglik", "heldout_loglik", "mean") if c in summary) \
+        if any(c in summary for c in ("mean_heldout_loglik", "heldout_loglik", "mean")) else summary.columns[-1]
+    for i, (scale, g) in enumerate(summary.groupby("scale")):
+        g = g.sort_values("N0")
+        err = None
+        for c in ("se", "sem", "std_error"):
+            if c in g:
+                err = {"type": "data", "array": g[c], "visible": True}
+        fig.add_trace(go.Scatter(x=g["N0"], y=g[ycol], error_y=err, mode="lines+markers", name=f"scale {scale:g}",
+                                 line={"color": PALETTE[i % len(PALETTE)]}))
+    fig.update_xaxes(type="log", title_text="N0")
+    fig.update_layout(height=340, yaxis_title="held-out log-likelihood per row (higher is better)",
+                      margin={"l": 10, "r": 10, "t": 10, "b": 10}, legend_title_text="prior spread")
+    return fig
+
+
+def heatmap_figure(values: pd.DataFrame, text: pd.DataFrame | None = None, title: str = "") -> go.Figure:
+    """A features × clusters heatmap (for example standardised cluster means)."""
+    fig = go.Figure(go.Heatmap(z=values.to_numpy(dtype=float), x=[str(c) for c in values.columns],
+                               y=[str(i) for i in values.index], colorscale="RdBu", zmid=0,
+                               text=None if text is None else text.to_numpy(), texttemplate="%{text}" if text is not None else None,
+                               colorbar={"title": title}))
+    fig.update_layout(height=max(300, 22 * len(values) + 80), margin={"l": 10, "r": 10, "t": 10, "b": 10},
+                      xaxis_title="cluster", yaxis={"autorange": "reversed"})
+    return fig
+
+
+def sequence_figure(x, series, series_name: str, runs, frame: int = -1, truth=None, x_title: str = "time",
+                    height: int | None = None, animate: bool = True) -> go.Figure:
+    """A series over time with one state ribbon per algorithm under it (and the true states, if known).
+
+    ``runs``: :class:`explorer.sequences.SequenceRun` (labels per shown sweep, colours matched);
+    ``frame``: which shown sweep of each run to draw first (clipped to the run's last; -1 the
+    final one). With ``animate`` (and more than one shown sweep) the figure carries one Plotly
+    frame per shown sweep, with Play / Pause buttons and a sweep slider, as the Explore page's
+    animation: each ribbon shows its algorithm's sweep (its last once it has stopped).
+    Ribbon colours are the animation's (:data:`PALETTE`)."""
+    runs = [r for r in runs if not r.error]
+    n_shown = max((len(r.labels) for r in runs), default=1)
+    first = n_shown - 1 if frame < 0 else min(frame, n_shown - 1)
+
+    def ribbons(f):
+        out = ([("truth", "true states", np.asarray(truth))] if truth is not None else [])
+        for r in runs:
+            i = min(f, len(r.labels) - 1)
+            out.append((r.name, f"<b>{r.name}</b>: sweep {r.sweeps[i]}, K = {r.n_clusters[i]}", r.labels[i]))
+        return out
+
+    shown = ribbons(first)
+    rows = 1 + len(shown)
+    heights = [0.4] + [0.6 / max(len(shown), 1)] * len(shown)
+    fig = make_subplots(rows=rows, cols=1, shared_xaxes=True, vertical_spacing=0.06, row_heights=heights,
+                        subplot_titles=[f"<b>{series_name}</b>"] + [title for _, title, _ in shown])
+    x = np.asarray(x)
+    fig.add_trace(go.Scattergl(x=x, y=np.asarray(series, dtype=float), mode="lines", line={"color": "#7F7F7F",
+                               "width": 1}, name=str(series_name), showlegend=False), row=1, col=1)
+    for row, (name, _, labels) in enumerate(shown, start=2):
+        labels = np.asarray(labels)
+        fig.add_trace(go.Heatmap(x=x, z=[colour_index(labels)], customdata=[labels], colorscale=_colourscale(),
+                                 zmin=-0.5, zmax=len(PALETTE) + 0.5, showscale=False, name=name,
+                                 hovertemplate="%{x}: state %{customdata}<extra>" + name + "</extra>"),
+                      row=row, col=1)
+        fig.update_yaxes(showticklabels=False, row=row, col=1)
+    fig.update_xaxes(title_text=x_title, row=rows, col=1)
+    fig.update_annotations(font_size=12)
+    controls = animate and n_shown > 1
+    fig.update_layout(height=(height or 160 + 90 * rows) + (70 if controls else 0),
+                      margin={"l": 10, "r": 10, "t": 30, "b": 80 if controls else 10})
+    if not controls:
+        return fig
+    # one frame per shown sweep: the ribbons' colours and the titles above them change, the series does not
+    anim = []
+    for f in range(n_shown):
+        current = ribbons(f)
+        anim.append({"name": str(f), "traces": list(range(1, 1 + len(current))),
+                     "data": [{"type": "heatmap", "z": [colour_index(np.asarray(lab))], "customdata": [np.asarray(lab)]}
+                              for _, _, lab in current],
+                     "layout": {"annotations": [{"text": f"<b>{series_name}</b>"}]
+                                + [{"text": title} for _, title, _ in current]}})
+    longest = max(runs, key=lambda r: (len(r.labels), r.sweeps[-1]))
+    step_args = {"mode": "immediate", "frame": {"duration": 0, "redraw": True}, "transition": {"duration": 0}}
+    fig.update_layout(
+        updatemenus=[{"type": "buttons", "direction": "left", "x": 0.0, "y": 0.0, "xanchor": "left", "yanchor": "top",
+                      "showactive": False, "pad": {"r": 6, "t": 50},
+                      "buttons": [{"label": "▶ Play", "method": "animate",
+                                   "args": [None, {"frame": {"duration": 500, "redraw": True}, "fromcurrent": True,
+                                                   "transition": {"duration": 0}, "mode": "immediate"}]},
+                                  {"label": "❚❚ Pause", "method": "animate", "args": [[None], step_args]}]}],
+        sliders=[{"active": first, "x": 0.0, "len": 1.0, "y": 0.0, "yanchor": "top",
+                  "pad": {"t": 30, "l": _BUTTONS_PX},
+                  "currentvalue": {"prefix": "sweep ", "visible": True, "xanchor": "right", "offset": 4},
+                  "steps": [{"label": str(longest.sweeps[min(f, len(longest.sweeps) - 1)]), "method": "animate",
+                             "args": [[str(f)], step_args]} for f in range(n_shown)]}])
+    return go.Figure(data=fig.data, layout=fig.layout, frames=anim, _validate=False)
+
+
+def trajectory_figure(long: pd.DataFrame, clusters: pd.DataFrame, x_title: str = "time",
+                      y_title: str = "response", height: int = 460) -> go.Figure:
+    """Each subject's trajectory as a thin line coloured by its cluster, and each cluster's mean
+    line (intercept + slope * time) drawn thick and dashed over the observed time range.
+
+    ``long``: subject, time, response, cluster (rows in time order within subject);
+    ``clusters``: cluster, size, intercept, slope (:func:`explorer.sequences.trajectory_fit`)."""
+    fig = go.Figure()
+    t_lo, t_hi = float(long["time"].min()), float(long["time"].max())
+    for k in clusters["cluster"]:
+        colour = PALETTE[int(k) % len(PALETTE)]
+        xs, ys = [], []
+        for _, rows in long[long["cluster"] == k].groupby("subject", sort=False):
+            xs += list(rows["time"]) + [None]
+            ys += list(rows["response"]) + [None]
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines+markers", line={"color": colour, "width": 1},
+                                 marker={"size": 3}, opacity=0.45, name=f"cluster {k} subjects",
+                                 legendgroup=str(k), connectgaps=False))
+    for _, c in clusters.iterrows():
+        colour = PALETTE[int(c["cluster"]) % len(PALETTE)]
+        fig.add_trace(go.Scatter(x=[t_lo, t_hi], y=[c["intercept"] + c["slope"] * t_lo,
+                                                     c["intercept"] + c["slope"] * t_hi],
+                                 mode="lines", line={"color": colour, "width": 4, "dash": "dash"},
+                                 name=f"cluster {int(c['cluster'])} mean", legendgroup=str(int(c["cluster"]))))
+    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 10, "b": 10}, xaxis_title=x_title,
+                      yaxis_title=y_title, legend_title_text="cluster")
+    fig.update_xaxes(showgrid=True)
+    fig.update_yaxes(showgrid=True)
+    return fig
+
+
+def group_mix_figure(mix: pd.DataFrame, title: str = "", max_groups: int = 80, height: int | None = None) -> go.Figure:
+    """Each group's share of every cluster as one stacked bar (clusters in the animation's colours).
+
+    ``mix``: groups as rows (in the order to draw), cluster ids as columns, shares summing to
+    1 per row (:class:`explorer.sequences.GroupFit`); the first ``max_groups`` are drawn."""
+    mix = mix.iloc[:max_groups]
+    fig = go.Figure()
+    names = [str(g) for g in mix.index]
+    for k in mix.columns:
+        fig.add_trace(go.Bar(x=names, y=mix[k].to_numpy(dtype=float), name=f"cluster {k}",
+                             marker_color=PALETTE[int(k) % len(PALETTE)] if int(k) >= 0 else "#BBBBBB",
+                             hovertemplate="group %{x}: %{y:.0%} in cluster " + str(k) + "<extra></extra>"))
+    fig.update_layout(barmode="stack", height=height or 320, margin={"l": 10, "r": 10, "t": 40 if title else 10,
+                      "b": 10}, title={"text": title, "font": {"size": 13}} if title else None,
+                      yaxis={"title": "share of the group's rows", "tickformat": ".0%", "range": [0, 1]},
+                      xaxis={"title": "group", "type": "category"}, legend_title_text="cluster")
+    return fig

@@ -1,0 +1,237 @@
+"""Runs: :func:`run` records every step of any registered algorithm (:data:`mapdp_core.ALGORITHMS`)
+as :class:`~mapdp_core.SweepState` frames, over restarts, and keeps the best restart as a
+:class:`Run`; beside it the estimator the app builds for a data set, MAP-DP's automatic settings,
+the fitted model of a recorded run and DP-means' lambda for a number of clusters.
+
+K-means and DP-means need numbers without gaps: they run on
+:func:`explorer.sources.numeric_matrix`, the features standardised (categories one-hot), with a
+missing entry set to its column's mean, which the app says whenever data have gaps. MAP-DP runs
+on the features themselves with one likelihood per column and marginalises the gaps (PLOS
+Appendix F).
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from sklearn.base import clone
+
+from mapdp_core.models.dpmeans import dpmeans_lambda_for_k
+from mapdp_core.core.estimator import SweepEstimator, summarize_restart
+from mapdp_core.evaluation.metrics import clustering_scores
+from mapdp_core.models.registry import algorithm
+from mapdp_core.core.state import SweepState
+from mapdp_core.selection.auto import AutoChoice, choose_hyperparameters
+from mapdp_core.selection.auto import structured_likelihood as structured
+from mapdp_core.selection.priors import scaled_prior
+
+from explorer.sources import AppData, numeric_matrix
+
+__all__ = ["Run", "run", "estimator", "run_mapdp", "run_kmeans", "run_dpmeans", "auto_settings", "mapdp_settings",
+           "fitted_model", "lambda_for_k", "count_steps"]
+
+
+@dataclass(frozen=True, eq=False)
+class Run:
+    """Every recorded step of the best of several restarts of one algorithm.
+
+    Attributes
+    ----------
+    algorithm : str
+        The registry name (:data:`mapdp_core.ALGORITHMS`).
+    states : tuple of SweepState
+        The steps of the best restart (lowest ``restart_key``), in order.
+    restarts : DataFrame
+        One row per restart: restart, K, objective (the value minimised across restarts),
+        iterations, seconds, and nmi, ari when ground truth exists.
+    params : dict
+        The settings as the app named them (for captions and cache keys).
+    seconds : float
+        Wall time of all restarts.
+    stopped : bool
+        True if a time budget or a stop request cut the run short.
+    estimator : SweepEstimator
+        The unfitted estimator whose restarts these are: ``clone(estimator).fit(X)`` gives the
+        same result as :func:`fitted_model` (when the run was not stopped).
+    """
+
+    algorithm: str
+    states: tuple
+    restarts: pd.DataFrame = field(repr=False)
+    params: dict = field(default_factory=dict)
+    seconds: float = 0.0
+    stopped: bool = False
+    estimator: SweepEstimator | None = field(default=None, repr=False)
+
+    @property
+    def final(self) -> SweepState:
+        return self.states[-1]
+
+    @property
+    def shown(self) -> SweepState:
+        """The state the algorithm reports: its last, or a sampler's most probable."""
+        return summarize_restart(iter(self.states), self.estimator.restart_key, self.estimator.keep).state
+
+    @property
+    def labels(self) -> np.ndarray:
+        return self.final.labels
+
+
+def _scores(truth: np.ndarray, labels) -> dict:
+    """NMI and ARI against the known truth, on the rows the labelling has placed (a frame of
+    SUGS or DP search leaves the rows it has not reached at -1); NaN when it has placed none."""
+    labels = np.asarray(labels)
+    rows = (truth >= 0) & (labels >= 0)
+    if not rows.any():
+        return {"nmi": np.nan, "ari": np.nan}
+    sc = clustering_scores(truth[rows], labels[rows])
+    return {"nmi": sc["nmi"], "ari": sc["ari"]}
+
+
+def count_steps(step: str, n: int) -> str:
+    """``n`` of an estimator's ``step``, in words: "1 sweep", "7 sweeps", "2 passes", "5 blocks of rows"."""
+    head, space, rest = step.partition(" ")
+    if n != 1:
+        head += "es" if head.endswith(("s", "sh", "ch", "x")) else "s"
+    return f"{n:,} {head}{space}{rest}"
+
+
+def _collect(gen, deadline: float, should_stop) -> tuple[list, bool]:
+    states = []
+    for st in gen:
+        states.append(st)
+        if time.perf_counter() > deadline or (should_stop is not None and should_stop()):
+            return states, True
+    return states, False
+
+
+def _prior(data: AppData, likelihood, spread: float, weight: float):
+    return None if spread == 1.0 and weight == 1.0 else scaled_prior(data.X, likelihood, spread, weight=weight)
+
+
+def auto_settings(data: AppData, random_state=0) -> AutoChoice:
+    """The prior's spread and weight, the Gaussian structure and N0 that ``MAPDP()`` would choose
+    for ``data`` (:func:`mapdp_core.selection.auto.choose_hyperparameters`, the exact joint evidence),
+    for the app's defaults. The knobs are absolute (relative to the empirical-Bayes prior)."""
+    return choose_hyperparameters(data.X, data.likelihood, allow_joint=True, random_state=random_state)
+
+
+def mapdp_settings(choice: AutoChoice, N0: float | None = None, spread: float = 1.0, weight: float = 1.0) -> dict:
+    """MAP-DP's app parameters from an automatic choice and the app's knobs: ``N0`` (None: the
+    chosen one), and ``spread`` and ``weight`` as multiples of the chosen ones."""
+    return {"N0": float(choice.N0 if N0 is None else N0), "spread": float(choice.spread * spread),
+            "weight": float(choice.weight * weight), "structure": choice.structure}
+
+
+def estimator(data: AppData, name: str, params: dict | None = None, *, restarts: int = 1, seed: int = 0):
+    """The registered estimator ``name`` for ``data`` with the app's ``params``, and the matrix it reads.
+
+    Algorithms that read a mixed table (MAP-DP, Gibbs, SUGS, DP search) get the data's likelihood per column (its
+    real-valued columns as one Normal-Wishart block with ``structure="joint"``) and the prior
+    scaled by the app's knobs ``spread`` and ``weight``
+    (:func:`mapdp_core.selection.priors.scaled_prior`); numeric ones get :func:`numeric_matrix`. Restarts
+    visit rows in random orders where the algorithm has a visiting order (PLOS Appendix C).
+    """
+    cls = algorithm(name)
+    params = dict(params or {})
+    allowed = cls().get_params()
+    if cls.input == "mixed":
+        likelihood = structured(data.likelihood, params.pop("structure", "independent"))
+        prior = _prior(data, likelihood, float(params.pop("spread", 1.0)), float(params.pop("weight", 1.0)))
+        params.update(likelihood=likelihood, prior=prior)
+        X = data.X
+    else:
+        X = numeric_matrix(data)
+    if "n_clusters" in params:
+        params["n_clusters"] = int(min(max(int(params["n_clusters"]), 1), data.n_rows))
+    if "n_components" in params:
+        params["n_components"] = int(min(max(int(params["n_components"]), 1), data.n_rows))
+    unknown = sorted(set(params) - set(allowed))
+    if unknown:
+        raise ValueError(f"{name} has no setting {unknown}; its settings are {sorted(allowed)}.")
+    fixed = {"n_init": max(int(restarts), 1), "random_state": int(seed)}
+    if "shuffle" in allowed:
+        fixed["shuffle"] = True
+    if "restart_rows" in allowed:  # the app records every restart's sweeps over every row
+        fixed["restart_rows"] = None
+    return cls(**{**params, **{k: v for k, v in fixed.items() if k in allowed}}), X
+
+
+def run(data: AppData, name: str, params: dict | None = None, *, restarts: int = 1, seed: int = 0,
+        time_budget: float = 120.0, should_stop: Callable[[], bool] | None = None,
+        on_restart: Callable[[int, int], None] | None = None, X=None) -> Run:
+    """Record every step of each restart of the registered algorithm ``name`` and keep the
+    restart with the lowest ``restart_key``, exactly as the estimator's ``fit`` would choose.
+
+    ``time_budget`` (seconds, all restarts together) and ``should_stop`` (called after every
+    step; a Streamlit call there lets a click interrupt the run) cut a run short; what it
+    reached is kept and ``Run.stopped`` says so. ``X`` may pass the matrix the algorithm
+    reads (e.g. a cached :func:`numeric_matrix`).
+    """
+    est, matrix = estimator(data, name, params, restarts=restarts, seed=seed)
+    X = matrix if X is None else X
+    t0 = time.perf_counter()
+    deadline = t0 + float(time_budget)
+    n = est._n_restarts()
+    rows, best, best_value, stopped = [], None, np.inf, False
+    for r in range(n):
+        t = time.perf_counter()
+        states, cut = _collect(est.iter_sweeps(X, restart=r), deadline, should_stop)
+        summary = summarize_restart(iter(states), est.restart_key, est.keep)
+        shown = summary.state
+        row = {"restart": r + 1, "K": shown.n_clusters, "objective": summary.value, "iterations": summary.n_steps,
+               "seconds": time.perf_counter() - t}
+        if data.truth is not None and np.any(data.truth >= 0):
+            row.update(_scores(data.truth, shown.labels))
+        rows.append(row)
+        if best is None or summary.value < best_value:
+            best, best_value = states, summary.value
+        if on_restart is not None:
+            on_restart(r + 1, n)
+        if cut:
+            stopped = True
+            break
+    shown_params = {**(params or {}), "restarts": restarts, "seed": seed}
+    return Run(algorithm=name, states=tuple(best), restarts=pd.DataFrame(rows), params=shown_params,
+               seconds=time.perf_counter() - t0, stopped=stopped, estimator=est)
+
+
+def run_mapdp(data: AppData, N0: float = 3.0, spread: float = 1.0, restarts: int = 1, seed: int = 0, *,
+              weight: float = 1.0, max_iter: int = 100, **options) -> Run:
+    """:func:`run` of MAP-DP with N0, the Gaussian spread of the prior times ``spread`` and the
+    other families' prior weight times ``weight``."""
+    return run(data, "MAP-DP", {"N0": N0, "spread": spread, "weight": weight, "max_iter": max_iter},
+               restarts=restarts, seed=seed, **options)
+
+
+def run_kmeans(data: AppData, K: int = 3, restarts: int = 1, seed: int = 0, *, max_iter: int = 300,
+               Z: np.ndarray | None = None, **options) -> Run:
+    """:func:`run` of K-means (k-means++ seeding) on :func:`numeric_matrix`."""
+    return run(data, "K-means", {"n_clusters": K, "max_iter": max_iter}, restarts=restarts, seed=seed, X=Z,
+               **options)
+
+
+def run_dpmeans(data: AppData, lam: float, restarts: int = 1, seed: int = 0, *, max_iter: int = 100,
+                Z: np.ndarray | None = None, **options) -> Run:
+    """:func:`run` of DP-means with penalty ``lam`` on :func:`numeric_matrix`."""
+    return run(data, "DP-means", {"lam": float(lam), "max_iter": max_iter}, restarts=restarts, seed=seed, X=Z,
+               **options)
+
+
+def fitted_model(data: AppData, run: Run):
+    """The fitted estimator of a recorded :class:`Run` (its best restart, as animated), for
+    prediction, imputation and profiles, without running the algorithm again: the estimator's
+    public :meth:`~mapdp_core.SweepEstimator.from_states`, so it equals a refit."""
+    X = data.X if run.estimator.input == "mixed" else numeric_matrix(data)
+    return clone(run.estimator).from_states(X, run.states, run.restarts["objective"].to_numpy())
+
+
+def lambda_for_k(data: AppData, K: int, Z: np.ndarray | None = None) -> tuple[float, bool]:
+    """The DP-means lambda giving K clusters on :func:`numeric_matrix` (EJS Appendix D), and whether K was reached."""
+    Z = numeric_matrix(data) if Z is None else Z
+    found = dpmeans_lambda_for_k(Z, int(min(max(K, 1), data.n_rows)))
+    return float(found.lam), bool(found.reached)

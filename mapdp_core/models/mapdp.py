@@ -1,0 +1,598 @@
+"""MAP-DP: the per-sweep generator ``map_dp`` and the scikit-learn style ``MAPDP``.
+
+The sweeps themselves are :mod:`mapdp_core.engine.sweeps`; this module validates, chooses
+what ``"auto"`` leaves open (:mod:`mapdp_core.selection.auto`), runs the restarts and
+predicts.
+
+Raykov, Boukouvalas, Baig & Little (2016), "What to do when K-means clustering fails",
+PLOS ONE, Algorithm 3 and Appendices A-C, with the exact semantics of the authors'
+reference program (ALGORITHMS.md).
+"""
+from __future__ import annotations
+
+import copy
+import math
+import numbers
+import os
+import threading
+import warnings
+from typing import Iterator
+
+import numpy as np
+from mapdp_core.engine.model_data import ModelData, extend_partition
+from mapdp_core.engine.sweeps import check_init, run_sweeps
+from mapdp_core.core.validation import check_bool, check_int, make_rng, reject_1d, restart_plan
+from mapdp_core.families import FAMILIES
+from mapdp_core.core.estimator import (Control, Problem, StopFlag, SweepEstimator, run_many, summarize_restart,
+                                       until_stopped, warm_up_hook)
+from mapdp_core.core.spec import ParsedData, check_table, parse
+from mapdp_core.core.labels import relabel_by_first_appearance
+from mapdp_core.core.state import SweepState
+
+
+
+#: guards the one-time build of a fitted model's prediction statistics (after fitting or
+#: unpickling): module-level because a lock cannot be pickled with the estimator
+_MODEL_LOCK = threading.Lock()
+
+
+class _OnFirstUse:
+    """What a fitted estimator builds at its first use (the prediction statistics): held here,
+    so that building it changes none of the estimator's attributes (scikit-learn's
+    ``check_dict_unchanged``); pickled and copied empty (rebuilt at the next use)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self):
+        self.value = None
+
+    def __reduce__(self):
+        return (_OnFirstUse, ())
+
+
+class UnseenCategoryWarning(UserWarning):
+    """New rows held categories never seen in fitting; prediction scored those cells as
+    missing (left out of the row's likelihood). ``cells`` lists them as dicts with the row's
+    position, the column and the value; :meth:`MAPDP.unseen_categories` gives the same per row."""
+
+    def __init__(self, message: str, cells: list):
+        super().__init__(message)
+        self.cells = cells
+
+
+def _check_params(N0, prior=None) -> None:
+    if isinstance(N0, str) and N0 == "auto":
+        pass
+    elif isinstance(N0, bool) or not isinstance(N0, numbers.Real) or not math.isfinite(N0) or N0 <= 0:
+        raise ValueError(f"N0 (the concentration, or prior count) must be 'auto' or a finite number > 0, got {N0!r}.")
+    if isinstance(prior, str) and prior != "auto":
+        raise ValueError(f"prior must be 'auto', None (the empirical-Bayes defaults) or a dict of hyperparameters, "
+                         f"got {prior!r}.")
+    if not (prior is None or isinstance(prior, (str, dict))):
+        raise TypeError(f"prior must be 'auto', None (the empirical-Bayes defaults) or a dict of hyperparameters, "
+                        f"got {prior!r:.80} of type {type(prior).__name__}.")
+
+
+#: rows above which ``MAPDP(restart_rows="auto")`` runs its restarts on a subsample of this
+#: many rows and refines the best on every row: at 50 000 rows a restart costs about an eighth
+#: of a full-data one at 400 000 and the six PLOS scenarios keep their K and NMI
+#: (benchmarks/bench_scale.py)
+RESTART_ROWS = 50_000
+
+#: hyperparameter names of the families (a prior dict keyed by these is for one family)
+_HYPERPARAMETER_NAMES = {"m0", "c0", "a0", "b0", "B0", "mu0", "sigma0_2", "sigma2", "Sigma0", "Sigma", "alpha0",
+                         "beta0", "n"}
+
+
+def _every_family_table(n: int = 12):
+    """(X, likelihood): a tiny table that uses every likelihood family (MAP-DP's warm-up)."""
+    rng = np.random.default_rng(0)
+    X = np.column_stack([
+        rng.normal(size=n), rng.normal(size=n), rng.normal(size=n), rng.normal(size=n),
+        rng.normal(size=n), rng.integers(0, 2, n), rng.integers(0, 3, n), rng.integers(0, 3, n),
+        rng.poisson(2.0, n), rng.exponential(1.0, n), rng.geometric(0.5, n) - 1,
+        rng.normal(size=n),
+    ]).astype(float)
+    likelihood = {(0, 1): "normal_wishart", 2: "normal_gamma", 3: "spherical_gaussian", 4: "spherical_gaussian",
+                  5: "bernoulli", 6: "binomial", 7: "categorical", 8: "poisson", 9: "exponential",
+                  10: "geometric", 11: "gaussian_known_cov"}
+    return X, likelihood
+
+
+def map_dp(X, N0: float = 3.0, likelihood="normal_wishart", prior=None, *, order=None,
+           tol: float = 1e-6, max_iter: int = 100) -> Iterator[SweepState]:
+    """Run MAP-DP and yield one immutable :class:`SweepState` per sweep.
+
+    Everything is validated before this function returns, so bad input raises here and
+    not at the first ``next()``. The generator of :meth:`MAPDP.iter_sweeps` with rows in
+    ``order`` (one run, no restarts).
+
+    Parameters
+    ----------
+    X : array-like of shape (N, D) or DataFrame
+        NaN marks a missing value, left out of the row's likelihood exactly (for a Gaussian
+        block, the marginal of the observed entries; PLOS Appendix F). Text columns of a
+        DataFrame are categorical codes in order of the sorted labels.
+    N0 : float > 0, default 3.0
+        Concentration (prior count) of the Dirichlet process: a larger N0 opens clusters more
+        easily. 3 is the value of the PLOS Section 5 experiments.
+    likelihood : str, list or dict
+        Family per column or block; see :mod:`mapdp_core.core.spec`. Default: one
+        Normal-Wishart block over all columns (PLOS Section 5).
+    prior : dict, optional
+        Hyperparameters; missing ones take the empirical-Bayes defaults of each family.
+    order : sequence of int, optional
+        Visiting order of the rows (a permutation); identity by default (PLOS Appendix C
+        restarts use random permutations).
+    tol : float
+        Stop when |E_old - E_new| < tol (Appendix B).
+    max_iter : int
+        Maximum number of sweeps.
+
+    Yields
+    ------
+    SweepState
+    """
+    model = MAPDP(N0=N0, likelihood=likelihood, prior=prior, shuffle=False, tol=tol, max_iter=max_iter)
+    return model.iter_sweeps(X, order=order)
+
+
+def default_prior(likelihood: str, X) -> dict:
+    """The empirical-Bayes hyperparameters MAP-DP would use for ``likelihood`` on ``X``."""
+    parsed = parse(X, likelihood)
+    if len(parsed.blocks) != 1:
+        raise ValueError("default_prior takes a single family name applying to all columns.")
+    return parsed.blocks[0].prior
+
+
+class MAPDP(SweepEstimator):
+    """MAP-DP clustering: MAP inference in a Dirichlet process mixture.
+
+    With its defaults, one call works on any table: ``MAPDP().fit(df)`` chooses a likelihood
+    per column, the prior and N0 from the data (:mod:`mapdp_core.selection.auto`), and records what it
+    chose. Any explicit ``likelihood``, ``prior`` or ``N0`` is used exactly as given.
+
+    Parameters
+    ----------
+    N0 : "auto" or float > 0, default="auto"
+        Concentration parameter (prior count). "auto": chosen on
+        :data:`mapdp_core.selection.auto.N0_GRID` by the exact joint -ln p(X, z | N0, theta0) of each
+        candidate's MAP partition (PLOS Appendix G, approach 2). 3 is the PLOS Section 5 value.
+    likelihood : "auto", str, list or dict, default="auto"
+        "auto": one family per column by the Data page's rules
+        (:func:`mapdp_core.data.loading.suggest_roles_and_families`); identifier, label-named,
+        constant and empty columns are left out with a warning (``dropped_columns_``), and the
+        real-valued columns may form one Normal-Wishart block when the evidence prefers it.
+        Otherwise one family per column, or multivariate blocks (see :mod:`mapdp_core.core.spec`).
+    prior : "auto", None or dict, default="auto"
+        "auto": the empirical-Bayes defaults with the Gaussian spread and the other families'
+        prior weight chosen by the same joint evidence (:func:`mapdp_core.selection.auto.choose_hyperparameters`).
+        None: the empirical-Bayes defaults of each family as they are. A dict: hyperparameters;
+        missing ones are set from the data (the ``prior`` you pass is never modified).
+    %(n_init)s
+        Restarts, each with its own random visiting order (PLOS Appendix C). The best is
+        the one with the lowest exact -ln p(X, z), which unlike E does not depend on the order.
+    %(shuffle)s
+        Visit rows in a random order; ``False`` uses the identity order (and one run).
+    %(tol)s
+        Stop when |E_old - E_new| < tol (PLOS Appendix B).
+    %(max_iter)s
+    %(random_state)s
+    %(n_jobs)s
+    restart_rows : "auto", int or None, default="auto"
+        On a table of more rows than this, the ``n_init`` restarts run on that many rows drawn
+        at random (the same rows for every restart, the priors still from every row); the best,
+        by the exact joint on those rows, is extended to every row by the MAP-DP rule without
+        moving the clusters (PLOS Appendix E) and refined by one Gauss-Seidel run over all rows,
+        which is the fit kept. Restarts that all end in the same basin cost a fraction of a
+        full-data sweep each instead of several; the one full run still converges to a fixed
+        point of the sweep on every row. "auto": :data:`RESTART_ROWS`. None: every restart on
+        every row (the paper's procedure).
+    init : array-like of N labels, optional
+        A starting partition for every restart instead of one cluster holding every row (any
+        integer labels; each distinct value is one cluster). With the automatic search and no
+        ``init``, every restart starts from the best partition the search found (extended to all
+        rows when the search used a subsample), so the fit is never worse, by the exact joint,
+        than what the search saw; then the rows' visiting orders still differ per restart.
+
+    Attributes
+    ----------
+    %(labels_)s
+    %(n_clusters_)s
+    %(objective_history_)s
+        Here the objective is E (PLOS Algorithm 3).
+    neg_log_joint_history_ : list of float
+    neg_log_joint_ : float
+    %(n_iter_)s
+    %(cluster_sizes_)s
+    cluster_summaries_ : dict
+    restart_neg_log_joints_ : ndarray of shape (n_init,)
+        Each restart's exact joint; with restarts on a subsample (``restart_rows``), on those rows.
+    restart_rows_ : int
+        The rows each restart ran on (all of them unless ``restart_rows`` applied).
+    prior_ : list of dict
+        Resolved hyperparameters per block.
+    N0_ : float
+        The N0 used.
+    likelihood_ : DataFrame
+        One row per block column: column, family, reason (why ``"auto"`` chose it, or "given").
+    dropped_columns_ : DataFrame
+        Columns left out by ``likelihood="auto"``: column, role, reason (empty otherwise).
+    hyperparameter_search_ : DataFrame or None
+        Every candidate the automatic search compared (stage, structure, spread, weight, N0,
+        K, neg_log_joint, seconds, chosen); None when nothing was searched.
+    hyperparameters_ : dict
+        The chosen knobs: structure, spread and weight (relative to the empirical-Bayes
+        defaults), N0, the rows the search used, and the rows on which the structure was
+        checked again (large tables; 0 otherwise).
+    %(n_features_in_)s
+    """
+
+    name = "MAP-DP"
+    restart_key = "neg_log_joint"  # exact and order-free, unlike E
+    monotone = "neg_log_joint"  # from the second sweep on (the first replaces a count, Appendix B)
+    ui = {
+        "N0": Control("N0, the concentration", "float", 3.0, 1e-2, 1e3, log=True, short="N0",
+                      help="The prior count of a new cluster: larger N0, more clusters a priori (PLOS eq 7)."),
+    }
+
+    def __init__(self, N0="auto", likelihood="auto", prior="auto", n_init=3, shuffle=True,
+                 tol=1e-6, max_iter=100, random_state=None, n_jobs=None, restart_rows="auto", init=None):
+        self._init_params(locals())
+
+    def _n_restarts(self) -> int:
+        n_init = check_int(self.n_init, "n_init", 1)
+        return n_init if check_bool(self.shuffle, "shuffle") else 1  # in input order every restart would be the same
+
+    warm_up = warm_up_hook({"N0": 1.0, "prior": None, "max_iter": 3, "shuffle": False}, data=_every_family_table)
+
+    def _validate(self, X) -> Problem:
+        _check_params(self.N0, self.prior)
+        check_table(X)  # before the automatic choices: no rows, no columns or repeated names, in plain words
+        data, likelihood, prior, N0, auto, choice = X, self.likelihood, self.prior, self.N0, None, None
+        if isinstance(likelihood, str) and likelihood == "auto":
+            from mapdp_core.selection.auto import auto_likelihood
+
+            if isinstance(prior, dict) and any(k in prior for k in _HYPERPARAMETER_NAMES):
+                raise ValueError(
+                    f"prior= gives hyperparameters {sorted(k for k in prior if k in _HYPERPARAMETER_NAMES)} for one "
+                    "family, but likelihood='auto' may choose several; pass likelihood= too (e.g. "
+                    "likelihood='normal_wishart'), or key the prior by column.")
+            auto = auto_likelihood(X)
+            data, likelihood = auto.X, auto.likelihood
+        if (isinstance(prior, str) and prior == "auto") or (isinstance(N0, str) and N0 == "auto"):
+            from mapdp_core.selection.auto import choose_hyperparameters
+
+            search_prior = isinstance(prior, str)
+            search_N0 = isinstance(N0, str)
+            if not search_prior:  # a searched prior is built from every row first, which checks them all
+                parse(data, likelihood, prior)  # the engine's messages before any search
+            choice = choose_hyperparameters(
+                data, likelihood, search_prior=search_prior, search_N0=search_N0,
+                N0=1.0 if search_N0 else float(N0), prior=None if search_prior else prior,
+                allow_joint=auto is not None, random_state=self.random_state, n_jobs=self.n_jobs)
+            likelihood, prior, N0 = choice.likelihood, choice.prior, choice.N0
+        parsed = parse(data, likelihood, prior)
+        N = parsed.X.shape[0]
+        if self.init is not None:
+            given = check_init(self.init, N)
+            start_on = lambda rows=None: given if rows is None else relabel_by_first_appearance(given[rows])  # noqa: E731
+        elif choice is not None:
+            start_on = lambda rows=None: choice.start_on(parsed.X, rows)  # noqa: E731
+        else:
+            start_on = lambda rows=None: None  # noqa: E731
+        settings = {"N0": float(N0), "input": X, "auto": auto, "choice": choice, "staged": None}
+        rows = self._restart_rows()
+        if rows is not None and N > rows and self._n_restarts() > 1:
+            settings["init"], settings["staged"] = self._restarts_on_rows(parsed, float(N0), start_on, rows)
+        else:
+            settings["init"] = start_on()
+        return Problem(parsed, N, settings)
+
+    def _restart_rows(self) -> int | None:
+        value = self.restart_rows
+        if isinstance(value, str) and value == "auto":
+            return RESTART_ROWS
+        return None if value is None else check_int(value, "restart_rows", 2)
+
+    def _restarts_on_rows(self, parsed: ParsedData, N0: float, start_on, n_rows: int):
+        """The ``n_init`` restarts on ``n_rows`` random rows (see ``restart_rows``), each from
+        ``start_on(rows)`` (None: one cluster): returns the best partition extended to every
+        row, the full run's start, and what was run."""
+        seed = self.random_state
+        if isinstance(seed, (np.random.Generator, np.random.RandomState)):  # one draw: the plan below is fixed by it
+            seed = int(make_rng(seed).integers(0, 2**63 - 1))
+        n = self._n_restarts()
+        N = parsed.X.shape[0]
+        rows = np.sort(np.random.default_rng(np.random.SeedSequence(seed).spawn(n + 1)[n])
+                       .choice(N, n_rows, replace=False))
+        sub = ParsedData(np.ascontiguousarray(parsed.X[rows]), parsed.names, parsed.blocks, parsed.categories)
+        sub_init = start_on(rows)
+        tol, max_iter = float(self.tol), int(self.max_iter)
+        stop = StopFlag()
+
+        def one(task):
+            order = task[0] if task[0] is not None else np.arange(n_rows, dtype=np.int64)
+            return summarize_restart(until_stopped(run_sweeps(sub, N0, order, tol, max_iter, init=sub_init), stop),
+                                     self.restart_key, self.keep)
+
+        runs = run_many(one, restart_plan(seed, n, n_rows, shuffle=True), self.n_jobs, stop)
+        values = np.array([r.value for r in runs])
+        best = runs[int(np.argmin(values))].state
+        labels = np.asarray(best.labels)
+        start = extend_partition(sub, labels, parsed.X, N0, keep=(rows, labels))
+        return start, {"seed": seed, "rows": n_rows, "values": values}
+
+    def _plan_for(self, problem: Problem):
+        staged = problem.settings.get("staged")
+        if staged is None:
+            return super()._plan_for(problem)
+        return restart_plan(staged["seed"], 1, problem.n_rows, shuffle=True)  # the one run over every row
+
+    def _sweeps(self, problem: Problem, order, rng) -> Iterator[SweepState]:
+        N = problem.n_rows
+        order = np.arange(N, dtype=np.int64) if order is None else order
+        return run_sweeps(problem.data, problem.settings["N0"], order, float(self.tol), int(self.max_iter),
+                    init=problem.settings.get("init"), threads=self._sweep_threads(problem))
+
+    def _sweep_threads(self, problem: Problem) -> int:
+        """Threads that share each sweep: every core allowed by ``n_jobs`` when one run is all
+        there is (restarts on a subsample before it, or ``n_init=1``); otherwise the restarts
+        themselves fill the cores."""
+        if problem.settings.get("staged") is None and self._n_restarts() > 1:
+            return 1
+        cores = os.cpu_count() or 1
+        n_jobs = self.n_jobs
+        if n_jobs is None:
+            return cores
+        return max(1, min(cores, n_jobs) if n_jobs > 0 else cores + 1 + n_jobs)
+
+    def _store(self, problem: Problem, state: SweepState, history) -> None:
+        parsed = problem.data
+        self.neg_log_joint_history_ = history.neg_log_joints
+        self.neg_log_joint_ = state.neg_log_joint
+        self.cluster_summaries_ = state.summaries
+        staged = problem.settings.get("staged")
+        self.restart_neg_log_joints_ = self.restart_values_ if staged is None else staged["values"]
+        self.restart_rows_ = problem.n_rows if staged is None else staged["rows"]
+        self.prior_ = [{"family": b.family, "columns": b.names, **b.prior} for b in parsed.blocks]
+        self.N0_ = problem.settings["N0"]
+        auto, choice = problem.settings["auto"], problem.settings["choice"]
+        self._auto = auto
+        self._record_choices(parsed, auto, choice)
+        self.n_features_in_ = len(auto.columns) if auto is not None else parsed.X.shape[1]
+        if hasattr(problem.settings["input"], "columns"):
+            self.feature_names_in_ = np.asarray(auto.columns if auto is not None else parsed.names, dtype=object)
+        # the fitted statistics, for prediction (Appendix E): built at the first prediction (a
+        # fit that is never asked to predict does not pay for them: 6 % of a default fit at
+        # 400 000 rows), and again after unpickling
+        self._parsed = parsed
+        self._model = _OnFirstUse()
+
+    def impute(self):
+        """The training data with each missing entry filled from its row's cluster (for
+        display; the clustering itself marginalises missing values exactly).
+
+        Real-valued columns get the cluster's predictive mean, discrete ones its predictive
+        mode (PLOS Appendix F); text columns get the category label. Returns a DataFrame
+        with every input row in input order, and a boolean DataFrame marking what was filled.
+        """
+        import pandas as pd
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "labels_")
+        X = self._parsed.X
+        missing = np.isnan(X)
+        filled = np.where(missing, self._fitted_model().imputation_values(self.n_clusters_)[self.labels_], X)
+        frame = pd.DataFrame(filled, columns=self._parsed.names)
+        categories = dict(self._parsed.categories)
+        auto = getattr(self, "_auto", None)
+        if auto is not None:  # back to the table's own values: category labels, unshifted scales
+            for name, enc in auto.encodings.items():
+                if "codes" in enc:
+                    categories[name] = enc["codes"]
+                elif "shift" in enc:
+                    frame[name] = frame[name] + enc["shift"]
+        for name, labels in categories.items():
+            frame[name] = pd.Categorical.from_codes(frame[name].astype(int), categories=labels).astype(object)
+        return frame, pd.DataFrame(missing, columns=self._parsed.names)
+
+    def _record_choices(self, parsed, auto, choice) -> None:
+        """likelihood_, dropped_columns_, hyperparameter_search_ and hyperparameters_ (see the class docstring)."""
+        import pandas as pd
+
+        reasons = dict(zip(auto.table["column"], auto.table["reason"])) if auto is not None else {}
+        rows = []
+        for b in parsed.blocks:
+            joint = len(b.names) > 1 and FAMILIES[b.family].kind == "block"
+            for name in b.names:
+                why = reasons.get(name, "given")
+                if joint and choice is not None and choice.structure == "joint":
+                    why = f"{why}; with the other real-valued columns as one correlated block (chosen by the evidence)"
+                rows.append({"column": name, "family": b.family, "reason": why})
+        self.likelihood_ = pd.DataFrame(rows, columns=["column", "family", "reason"])
+        self.dropped_columns_ = (auto.dropped.copy() if auto is not None
+                                 else pd.DataFrame(columns=["column", "role", "reason"]))
+        self.hyperparameter_search_ = choice.table.copy() if choice is not None else None
+        self.hyperparameters_ = ({"structure": choice.structure, "spread": choice.spread, "weight": choice.weight,
+                                  "N0": choice.N0, "rows_searched": choice.rows_searched,
+                                  "rows_checked": choice.rows_checked}
+                                 if choice is not None else {"N0": self.N0_})
+
+    #: label that ``predict`` gives a row for which a new cluster is the most probable
+    NEW_CLUSTER = -1
+
+    def _check_width(self, X) -> None:
+        """scikit-learn's wording for a 1-D X or a wrong number of columns in new rows."""
+        if X is None or isinstance(X, (str, bytes, numbers.Number)):
+            raise TypeError(f"X must hold the new rows as a 2-D array of shape (n_rows, {self.n_features_in_}) or a "
+                            f"DataFrame, got {X!r:.40} of type {type(X).__name__}.")
+        if isinstance(X, (np.ndarray, list, tuple)):  # a pandas Series is one row by name, as parse_rows reads it
+            try:
+                one_dimensional = np.ndim(X) == 1
+            except ValueError:  # ragged rows: to_matrix words that
+                one_dimensional = False
+            if one_dimensional:
+                reject_1d(np.shape(X))
+        if getattr(self, "_auto", None) is not None:
+            return  # encode_rows checks the columns of new rows itself
+        if not hasattr(X, "columns") and np.ndim(X) == 2 and np.shape(X)[1] != self.n_features_in_:
+            raise ValueError(f"X has {np.shape(X)[1]} features, but MAPDP is expecting {self.n_features_in_} "
+                             f"features as input (new rows have {np.shape(X)[1]} columns; the model was "
+                             f"fitted on {self.n_features_in_}).")
+
+    def __getstate__(self):
+        # the kernel buffers are rebuilt after unpickling: a read-only (memory-mapped) copy
+        # of them cannot be written by the numba kernels
+        state = dict(super().__getstate__())  # a copy: object.__getstate__ returns __dict__ itself
+        if "_model" in state:
+            state["_model"] = _OnFirstUse()
+        return state
+
+    def _fitted_model(self) -> ModelData:
+        """The fitted statistics that prediction reads, built once (at the first prediction,
+        after fitting or unpickling) and published only when complete, with room for
+        the prior slot, so that prediction never writes to them. Without the lock, threads
+        making the first calls at once read statistics not yet loaded, or arrays that another
+        thread was growing (wrong probabilities, IndexError)."""
+        holder = self._model
+        if holder.value is None:
+            with _MODEL_LOCK:
+                if holder.value is None:
+                    parsed = self._parsed
+                    if not parsed.X.flags.writeable:  # e.g. a memory-mapped joblib load
+                        parsed = copy.deepcopy(parsed)
+                    model = ModelData(parsed)
+                    model.start(np.array(self.labels_, dtype=np.int64))  # leaves capacity > K
+                    holder.value = model
+        return holder.value
+
+    def _encode_new(self, X, unseen: list | None = None) -> np.ndarray:
+        """New rows as the fitted numeric matrix; categories never seen in fitting are coded
+        missing and recorded in ``unseen`` (see :func:`mapdp_core.core.encoding.codes_of`)."""
+        from mapdp_core.core.spec import parse_rows
+
+        self._check_width(X)
+        auto = getattr(self, "_auto", None)
+        if auto is not None:  # new rows as the table was given: encoded as the fitted columns were
+            from mapdp_core.selection.auto import encode_rows
+
+            X = encode_rows(auto, X, unseen=unseen)
+        return parse_rows(X, self._parsed, unseen=unseen)
+
+    def unseen_categories(self, X):
+        """The cells of new rows ``X`` holding a category never seen in fitting, one row per
+        cell: ``row`` (0-based position in X), ``column``, ``value``, and ``note``, the row's
+        note in words. Prediction scores such a cell as missing, i.e. the row without that
+        feature (its likelihood marginalised, as for any gap), and warns with
+        :class:`UnseenCategoryWarning`; an empty table means nothing was left out."""
+        import pandas as pd
+        from sklearn.utils.validation import check_is_fitted
+
+        from mapdp_core.core.encoding import unseen_notes
+
+        check_is_fitted(self, "labels_")
+        unseen: list = []
+        M = self._encode_new(X, unseen)
+        notes = unseen_notes(unseen, len(M))
+        return pd.DataFrame([{**cell, "note": notes[cell["row"]]} for cell in unseen],
+                            columns=["row", "column", "value", "note"])
+
+    def _log_weights(self, X):
+        """ln N_k - (-ln f(x | theta_k)) for the K clusters and, last, ln N0 + ln f(x | theta0).
+
+        A row so far from every cluster that each density underflows float64 even in logs
+        (a Gaussian exponent beyond 1.8e308: |x - mean| above about 1e154 standard deviations)
+        goes to the new cluster, whose prior predictive is the widest and so dominates in that
+        limit, with the lowest finite log weight; everything else is exact in logs."""
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "labels_")
+        unseen: list = []
+        M = self._encode_new(X, unseen)
+        if unseen:
+            from mapdp_core.core.encoding import unseen_notes
+
+            notes = [f"row {row}: {note}" for row, note in enumerate(unseen_notes(unseen, len(M))) if note]
+            warnings.warn(UnseenCategoryWarning(
+                f"{len(unseen)} cell(s) of the new rows hold categories never seen in fitting and were scored as "
+                f"missing: {'; '.join(notes[:5])}{' ...' if len(notes) > 5 else ''} (MAPDP.unseen_categories lists "
+                "them all).", unseen), stacklevel=3)
+        model = self._fitted_model()
+        nlp, nlp_prior = model.score_rows(M, self.n_clusters_)
+        logw = np.empty((len(M), self.n_clusters_ + 1))
+        logw[:, :-1] = np.log(self.cluster_sizes_)[None, :] - nlp
+        logw[:, -1] = math.log(self.N0_) - nlp_prior
+        beyond = np.all(logw == -np.inf, axis=1)
+        if beyond.any():
+            logw[beyond, -1] = -np.finfo(float).max
+        return logw
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Posterior probability of each fitted cluster and, in the last column, of a new
+        cluster, for each new row: p(z = k | x) proportional to N_k f(x | theta_k) and
+        N0 f(x | theta0) (PLOS Appendix E). Missing values are marginalised; so is a category
+        never seen in fitting, with an :class:`UnseenCategoryWarning` (see
+        :meth:`unseen_categories`). Every row gets a distribution, however far out it lies."""
+        logw = self._log_weights(X)
+        logw -= logw.max(axis=1, keepdims=True)
+        w = np.exp(logw)
+        return w / w.sum(axis=1, keepdims=True)
+
+    def predict(self, X) -> np.ndarray:
+        """MAP cluster of each new row (PLOS Appendix E, eq 34); ``NEW_CLUSTER`` (-1) where a
+        new cluster is the most probable."""
+        logw = self._log_weights(X)
+        best = np.argmax(logw, axis=1)
+        return np.where(best == self.n_clusters_, self.NEW_CLUSTER, best)
+
+    def score_samples(self, X) -> np.ndarray:
+        """ln p(x | X, z, N0): the mixture predictive density of eq 33, sum_k N_k/(N0+N)
+        f(x | theta_k) + N0/(N0+N) f(x | theta0), for each new row."""
+        logw = self._log_weights(X)
+        top = logw.max(axis=1)
+        return top + np.log(np.exp(logw - top[:, None]).sum(axis=1)) - math.log(self.N0_ + len(self.labels_))
+
+    def score(self, X, y=None) -> float:
+        """Mean held-out log predictive density (for cross-validation of N0 and priors)."""
+        return float(np.mean(self.score_samples(X)))
+
+    def fit_predict(self, X, y=None):
+        return self.fit(X).labels_
+
+
+class PredictsAsMAPDP:
+    """Prediction for an algorithm that finds a partition of MAP-DP's own model (SUGS, the DP
+    search): the partition is held as a fitted :class:`MAPDP` with the same likelihood, prior
+    and N0, so ``predict``, ``predict_proba`` and ``score_samples`` are MAP-DP's (PLOS
+    Appendix E), and so are ``prior_``, ``likelihood_`` and ``dropped_columns_``."""
+
+    def _hold_as_mapdp(self, problem: Problem, history, N0: float) -> None:
+        mapdp = MAPDP(N0=N0, likelihood=self.likelihood, prior=self.prior, n_init=1, shuffle=False)
+        self._mapdp = mapdp._set_fitted(Problem(problem.data, problem.n_rows, {**problem.settings, "N0": N0}),
+                                        history, self.restart_values_)
+        for name in ("prior_", "likelihood_", "dropped_columns_", "n_features_in_", "feature_names_in_"):
+            if hasattr(self._mapdp, name):
+                setattr(self, name, getattr(self._mapdp, name))
+
+    def predict(self, X):
+        """MAP cluster of each new row given the fitted partition (-1 where a new cluster is the
+        most probable), as :meth:`MAPDP.predict` with the same N0 and prior."""
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "labels_")
+        return self._mapdp.predict(X)
+
+    def predict_proba(self, X):
+        """As :meth:`MAPDP.predict_proba`: each fitted cluster's probability, a new one's last."""
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "labels_")
+        return self._mapdp.predict_proba(X)
+
+    def score_samples(self, X):
+        """As :meth:`MAPDP.score_samples`: the log mixture predictive density of each new row."""
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "labels_")
+        return self._mapdp.score_samples(X)

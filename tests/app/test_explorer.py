@@ -1,0 +1,256 @@
+"""explorer and explorer.figures: what the app computes and draws."""
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from scipy.optimize import linear_sum_assignment
+
+from mapdp_core import MAPDP, clustering_scores
+from explorer import animation, comparison, figures, report, runner, sources
+
+
+@pytest.fixture(scope="module")
+def scenario():
+    return sources.scenario_data("5.2", n=600, seed=1)
+
+
+@pytest.fixture(scope="module")
+def clinical():
+    return sources.clinical_data(n=200, n_subtypes=3, missing_rate=0.15, seed=2)
+
+
+def test_scenario_data_holds_every_row_with_truth(scenario):
+    assert scenario.n_rows == 600 and scenario.features == ["x", "y"]
+    assert scenario.likelihood == {("x", "y"): "normal_wishart"}
+    assert scenario.truth.shape == (600,) and set(np.unique(scenario.truth)) == {0, 1, 2}
+    assert len(scenario.table) == 600
+
+
+def test_key_identifies_the_problem(scenario):
+    again = sources.scenario_data("5.2", n=600, seed=1)
+    other = sources.scenario_data("5.2", n=600, seed=2)
+    assert again.key == scenario.key != other.key
+    assert sources.with_likelihood(scenario, {"x": "normal_gamma", "y": "normal_gamma"}).key != scenario.key
+
+
+def test_with_likelihood_groups_normal_wishart_columns_into_one_block():
+    d = sources.builtin_data("iris")
+    cols = d.features
+    fams = {cols[0]: "normal_gamma", cols[1]: "normal_wishart", cols[2]: "normal_gamma", cols[3]: "normal_wishart"}
+    new = sources.with_likelihood(d, fams)
+    assert new.likelihood == {cols[0]: "normal_gamma", (cols[1], cols[3]): "normal_wishart", cols[2]: "normal_gamma"}
+    assert new.family_of(cols[3]) == "normal_wishart"
+
+
+def test_with_likelihood_passes_on_the_engines_message():
+    d = sources.builtin_data("iris")
+    with pytest.raises(ValueError, match="poisson"):
+        sources.with_likelihood(d, {d.features[0]: "poisson"})
+    with pytest.raises(ValueError, match="not features"):
+        sources.with_likelihood(d, {"nope": "poisson"})
+
+
+def test_numeric_matrix_is_complete_standardised_and_one_hot(clinical):
+    Z = sources.numeric_matrix(clinical)
+    assert Z.shape[0] == clinical.n_rows and np.isfinite(Z).all()
+    n_cat_levels = sum(np.unique(clinical.X[c].dropna()).size for c in clinical.features
+                       if clinical.family_of(c) == "categorical")
+    n_other = sum(clinical.family_of(c) != "categorical" for c in clinical.features)
+    assert Z.shape[1] == n_other + n_cat_levels
+    # a real column: mean 0 over its observed rows (gaps sit at 0, the mean)
+    j = next(i for i, c in enumerate(clinical.features) if clinical.family_of(c) == "normal_gamma")
+    assert abs(Z[:, j].mean()) < 1e-9
+
+
+def test_projection_pca_matches_svd_and_two_features_pass_through(clinical, scenario):
+    coords, names = sources.projection(clinical)
+    Z = sources.numeric_matrix(clinical)
+    Z = Z - Z.mean(axis=0)
+    # principal components are uncorrelated and ordered by variance
+    c = np.cov(coords, rowvar=False)
+    assert abs(c[0, 1]) < 1e-8 * c[0, 0] and c[0, 0] >= c[1, 1]
+    assert np.isclose(c[0, 0], np.linalg.svd(Z, compute_uv=False)[0] ** 2 / (len(Z) - 1))
+    assert names[0].startswith("PC1")
+    xy, names = sources.projection(scenario)
+    assert np.array_equal(xy, scenario.X.to_numpy()) and names == ["x", "y"]
+    with pytest.raises(ValueError, match="two different features"):
+        sources.projection(scenario, ["x", "x"])
+
+
+def test_display_sample():
+    assert np.array_equal(sources.display_sample(10, 20), np.arange(10))
+    s = sources.display_sample(100_000, 4000, seed=3)
+    assert s.size == 4000 and np.all(np.diff(s) > 0) and s.max() < 100_000
+
+
+@pytest.mark.parametrize("restarts", [1, 3])
+def test_run_is_what_the_estimator_fits(scenario, restarts):
+    """One restart plan: refitting the run's estimator gives the labels the app animates."""
+    run = runner.run_mapdp(scenario, N0=3.0, restarts=restarts, seed=7)
+    model = clone(run.estimator).fit(scenario.X)
+    assert isinstance(model, MAPDP) and model.n_init == restarts
+    assert np.array_equal(run.labels, model.labels_)
+    np.testing.assert_allclose(run.restarts["objective"], model.restart_neg_log_joints_)
+    assert [s.iteration for s in run.states] == list(range(1, len(run.states) + 1))
+
+
+def test_run_keeps_the_restart_of_lowest_neg_log_joint(scenario):
+    run = runner.run_mapdp(scenario, N0=3.0, restarts=4, seed=5)
+    assert len(run.restarts) == 4
+    assert run.final.neg_log_joint == pytest.approx(run.restarts["objective"].min())
+    assert {"nmi", "ari"} <= set(run.restarts.columns)
+
+
+def test_run_stops_at_the_time_budget(scenario):
+    run = runner.run_mapdp(scenario, N0=3.0, restarts=3, time_budget=0.0)
+    assert run.stopped and len(run.states) == 1 and len(run.restarts) == 1
+
+
+def test_kmeans_and_dpmeans_runs(scenario):
+    k = runner.run_kmeans(scenario, K=3, restarts=3, seed=0)
+    assert k.final.n_clusters == 3 and k.final.objective == pytest.approx(k.restarts["objective"].min())
+    lam, reached = runner.lambda_for_k(scenario, 3)
+    dp = runner.run_dpmeans(scenario, lam)
+    assert reached and dp.final.n_clusters == 3
+
+
+def test_animation_frames_colours_are_stable_and_final_frames_match_the_truth(scenario):
+    # at most MAX_FRAMES sweeps, so that no frame is thinned away
+    runs = [runner.run_mapdp(scenario, 3.0, max_iter=animation.MAX_FRAMES), runner.run_kmeans(scenario, 3)]
+    coords, _ = sources.projection(scenario)
+    sample = np.arange(scenario.n_rows)  # every row: the truth is matched on every row
+    fr = animation.animation_frames(runs, coords, sample, scenario.truth)
+    assert fr.algorithms == ["MAP-DP", "K-means"]
+    assert fr.n_frames == max(len(r.states) for r in runs)
+    for a, run in enumerate(runs):
+        assert len(fr.colours[a]) == len(run.states) == len(fr.info[a])
+        assert all(c.shape == (scenario.n_rows,) for c in fr.colours[a])
+        # the colour ids are a relabelling of the partition, frame by frame
+        for c, st in zip(fr.colours[a], run.states):
+            assert clustering_scores(st.labels[sample], c)["ari"] == pytest.approx(1.0)
+        # the final frame carries the truth's ids: as many points agree as under the best relabelling
+        final, truth = fr.colours[a][-1], scenario.truth[sample]
+        table = pd.crosstab(run.final.labels[sample], truth).to_numpy()
+        rows, cols = linear_sum_assignment(table, maximize=True)
+        assert np.sum(final == truth) == table[rows, cols].sum()
+    # consecutive frames keep ids: most points keep their colour from one sweep to the next
+    c = fr.colours[0]
+    for t in range(1, len(c)):
+        assert np.mean(c[t] == c[t - 1]) > 0.5
+
+
+def test_animation_frames_thin_long_runs(scenario):
+    run = runner.run_mapdp(scenario, 3.0)
+    coords, _ = sources.projection(scenario)
+    fr = animation.animation_frames([run], coords, max_frames=3)
+    assert fr.sweeps[0][0] == 1 and fr.sweeps[0][-1] == run.final.iteration and len(fr.sweeps[0]) <= 3
+    # the history keeps every sweep, which the K/objective curves draw
+    assert list(fr.history[0]["sweep"]) == [st.iteration for st in run.states]
+    assert (fr.thinned == ["MAP-DP"]) == (len(run.states) > 3)
+    curves = figures.trace_figure(fr)
+    assert list(curves.data[0].x) == list(fr.history[0]["sweep"])
+
+
+def test_ellipses_are_two_sd_of_each_cluster():
+    rng = np.random.default_rng(0)
+    pts = rng.multivariate_normal([1.0, -2.0], [[4.0, 1.0], [1.0, 1.0]], size=5000)
+    (cid, ring), = animation._ellipses(pts, np.zeros(5000, dtype=int))
+    centre = ring[:-1].mean(axis=0)
+    assert cid == 0 and np.allclose(centre, pts.mean(axis=0), atol=1e-9)
+    # every ellipse point has Mahalanobis distance 2 from the mean under the sample covariance
+    inv = np.linalg.inv(np.cov(pts, rowvar=False))
+    d = ring - pts.mean(axis=0)
+    assert np.allclose(np.einsum("ij,jk,ik->i", d, inv, d), 4.0)
+
+
+def test_assignments_keep_every_row_in_order_with_gaps(clinical):
+    labels = np.arange(clinical.n_rows) % 3
+    out = report.assignments(clinical, labels)
+    assert len(out) == clinical.n_rows and list(out.index) == list(clinical.table.index)
+    assert out.drop(columns="cluster").isna().sum().sum() == clinical.table.isna().sum().sum()
+    assert np.array_equal(out["cluster"], labels)
+    with pytest.raises(ValueError, match="one label per row"):
+        report.assignments(clinical, labels[:-1])
+
+
+def test_fitted_model_is_the_run(clinical):
+    run = runner.run_mapdp(clinical, 1.0, restarts=2, seed=3)
+    model = runner.fitted_model(clinical, run)
+    assert np.array_equal(model.labels_, run.labels) and model.n_clusters_ == run.final.n_clusters
+    refit = clone(model).fit(clinical.X)
+    assert np.array_equal(refit.labels_, model.labels_)
+    assert refit.neg_log_joint_ == pytest.approx(model.neg_log_joint_)
+    proba = model.predict_proba(clinical.X.iloc[:20])
+    assert proba.shape == (20, model.n_clusters_ + 1) and np.allclose(proba.sum(axis=1), 1.0)
+
+
+def test_encode_new_rows_repeats_the_tables_encoding():
+    table = pd.DataFrame({"colour": ["red", "blue", None, "red", "green"] * 4,
+                          "size": [1.0, 2.5, 3.0, np.nan, 5.0] * 4,
+                          "score": [-1, 0, 1, 2, -1] * 4})
+    d = sources.table_data(table, families={"colour": "categorical", "size": "normal_gamma", "score": "binomial"},
+                            standardize="zscore")
+    again = sources.encode_new_rows(d, table)
+    pd.testing.assert_frame_equal(again, d.X.reset_index(drop=True), check_dtype=False)
+    with pytest.raises(ValueError, match="not seen when fitting"):
+        sources.encode_new_rows(d, table.assign(colour="purple"))
+    with pytest.raises(ValueError, match="needs numbers"):
+        sources.encode_new_rows(d, table.assign(size="big"))
+
+
+def test_compare_tabulates_every_algorithm(scenario):
+    tab = comparison.compare(scenario, ["MAP-DP", "K-means", "Gibbs", "E-M"], restarts=2, gibbs_sweeps=5)
+    assert list(tab["algorithm"].unique()) == ["MAP-DP", "K-means", "Gibbs", "E-M"]
+    assert len(tab) == 8 and {"K", "nmi", "ari", "iterations", "seconds", "objective"} <= set(tab.columns)
+    assert (tab.loc[tab["algorithm"] == "Gibbs", "iterations"] == 5).all()
+    summary = comparison.compare_summary(tab)
+    assert list(summary["restarts"]) == [2, 2, 2, 2]
+    with pytest.raises(ValueError, match="unknown algorithm"):
+        comparison.compare(scenario, ["Magic"])
+
+
+def test_cluster_heatmap_is_standardised_mean_difference(scenario):
+    labels = (scenario.X["x"] > scenario.X["x"].median()).to_numpy().astype(int)
+    h = report.cluster_heatmap(scenario, labels)
+    x = scenario.X["x"].to_numpy()
+    assert h.loc["x", 1] == pytest.approx((x[labels == 1].mean() - x.mean()) / x.std())
+
+
+def test_animation_figure_has_a_frame_per_sweep_and_controls(scenario):
+    runs = [runner.run_mapdp(scenario, 3.0), runner.run_kmeans(scenario, 3)]
+    coords, names = sources.projection(scenario)
+    fr = animation.animation_frames(runs, coords, None, scenario.truth)
+    fig = figures.animation_figure(fr, coords, names, start=0)
+    assert len(fig.frames) == fr.n_frames
+    labels = [b.label for b in fig.layout.updatemenus[0].buttons]
+    assert any("Play" in s for s in labels) and any("Pause" in s for s in labels)
+    assert fig.layout.sliders[0].active == 0 and len(fig.layout.sliders[0].steps) == fr.n_frames
+    # the slider ends at the last sweep of the run that went on longest
+    assert fig.layout.sliders[0].steps[-1].label == str(max(s[-1] for s in fr.sweeps))
+    # the initial traces show frame 0; the last frame shows the converged colours
+    assert list(fig.data[0].marker.color) == (fr.colours[0][0] % len(figures.PALETTE)).tolist()
+    assert list(fig.frames[-1].data[0].marker.color) == (fr.colours[0][-1] % len(figures.PALETTE)).tolist()
+    assert "NMI" in fig.frames[-1].layout.annotations[0].text
+
+
+def test_builtin_tables_with_text_columns_load_and_get_the_automatic_choice():
+    d = sources.builtin_data("palmer_penguins")
+    assert d.n_rows == len(d.table) and d.truth is not None and (d.truth >= 0).all()
+    assert {"island", "sex"} <= set(d.features) and d.family_of("island") == "categorical"
+    choice = runner.auto_settings(d)
+    params = runner.mapdp_settings(choice, None, 2.0, 0.5)
+    assert params["N0"] == choice.N0 and params["spread"] == 2.0 * choice.spread
+    assert params["weight"] == 0.5 * choice.weight and params["structure"] == choice.structure
+    r = runner.run(d, "MAP-DP", params)
+    assert len(r.final.labels) == d.n_rows
+
+
+def test_the_apps_run_at_the_chosen_settings_is_mapdps_with_those_settings(scenario):
+    """The app's MAP-DP at the automatic choice equals MAPDP with the same explicit settings."""
+    from sklearn.base import clone
+
+    choice = runner.auto_settings(scenario)
+    r = runner.run(scenario, "MAP-DP", runner.mapdp_settings(choice), restarts=2)
+    refit = clone(r.estimator).fit(scenario.X)
+    assert np.array_equal(refit.labels_, r.final.labels)
+    assert refit.N0_ == choice.N0

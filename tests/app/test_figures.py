@@ -1,0 +1,156 @@
+"""The app's figures as drawn: ellipses above the points, no fixed light background, panels that wrap."""
+import numpy as np
+import pytest
+
+from explorer import animation, figures, runner, sources
+
+
+@pytest.fixture(scope="module")
+def frames_and_view():
+    d = sources.scenario_data("5.2", n=600, seed=1)
+    runs = [runner.run_mapdp(d, 3.0), runner.run_kmeans(d, 3)]
+    coords, names = sources.projection(d)
+    return animation.animation_frames(runs, coords, None, d.truth), coords, names
+
+
+def test_ellipses_are_webgl_traces_drawn_after_their_points(frames_and_view):
+    # Plotly draws WebGL above SVG: SVG rings (the old drawing) vanished beneath the WebGL points
+    fr, coords, names = frames_and_view
+    fig = figures.animation_figure(fr, coords, names)
+    for a in range(len(fr.algorithms)):
+        points, halo, line = fig.data[3 * a: 3 * a + 3]
+        assert points.type == "scattergl" and points.mode == "markers"
+        assert halo.type == line.type == "scattergl" and halo.mode == line.mode == "lines"
+        assert halo.xaxis == line.xaxis == points.xaxis  # same panel, later trace: on top
+        assert halo.line.width > line.line.width >= 2
+        assert np.isfinite(np.asarray(line.x, dtype=float)).any()
+    # every frame updates all three traces of every algorithm
+    assert all(len(f.data) == 3 * len(fr.algorithms) for f in fig.frames)
+
+
+@pytest.mark.parametrize("draw", ["animation", "scatter"])
+def test_figures_leave_the_background_to_the_theme(frames_and_view, draw):
+    fr, coords, names = frames_and_view
+    fig = (figures.animation_figure(fr, coords, names) if draw == "animation"
+           else figures.scatter_figure(coords, names, fr.colours[0][-1]))
+    layout = fig.layout.to_plotly_json()
+    assert "plot_bgcolor" not in layout and "paper_bgcolor" not in layout
+    assert not any("gridcolor" in v for k, v in layout.items() if k.startswith(("xaxis", "yaxis")))
+    assert "#000000" not in figures.PALETTE and "#FFFFFF" not in [c.upper() for c in figures.PALETTE]
+
+
+def test_controls_sit_below_the_axis_titles_and_the_slider_clears_the_buttons(frames_and_view):
+    fr, coords, names = frames_and_view
+    fig = figures.animation_figure(fr, coords, names, height=480)
+    plot_px = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
+    below_px = -fig.layout.updatemenus[0].y * plot_px
+    assert below_px >= figures._AXIS_PX and fig.layout.margin.b >= below_px + 60
+    assert fig.layout.sliders[0].pad.l >= figures._BUTTONS_PX and fig.layout.sliders[0].y == fig.layout.updatemenus[0].y
+
+
+def test_more_than_three_algorithms_wrap_onto_rows():
+    assert figures._grid(1) == (1, 1) and figures._grid(3) == (1, 3)
+    assert figures._grid(4) == (2, 2) and figures._grid(5) == (2, 3) and figures._grid(6) == (2, 3)
+    d = sources.scenario_data("5.2", n=300, seed=2)
+    runs = [runner.run_mapdp(d, 3.0), runner.run_kmeans(d, 3), runner.run_kmeans(d, 2), runner.run_kmeans(d, 4)]
+    coords, names = sources.projection(d)
+    fr = animation.animation_frames(runs, coords, None, d.truth)
+    one_row = figures.animation_figure(animation.animation_frames(runs[:3], coords, None, d.truth), coords, names)
+    fig = figures.animation_figure(fr, coords, names)
+    assert fig.layout.height > one_row.layout.height
+    assert {t.xaxis for t in fig.data[::3]} == {"x", "x2", "x3", "x4"}
+    assert fig.layout.yaxis3.matches == "y" and fig.layout.xaxis4.matches == "x"
+    assert len(fig.layout.annotations) == 4 and "<br>NMI" in fig.layout.annotations[3].text
+
+
+# ----------------------------------------------------------------------------- rows not visited yet (-1)
+
+@pytest.fixture(scope="module")
+def partial_frames():
+    """SUGS and DP search beside MAP-DP: their frames before the last leave rows at -1."""
+    d = sources.scenario_data("5.2", n=400, seed=3)
+    runs = [runner.run_mapdp(d, 3.0),
+            runner.run(d, "SUGS", {"N0": 3.0}, restarts=2),
+            runner.run(d, "DP search", {"N0": 3.0, "beam_size": 3})]
+    coords, names = sources.projection(d)
+    return animation.animation_frames(runs, coords, None, d.truth), runs, coords, names, d
+
+
+def test_unvisited_rows_keep_colour_id_minus_one_and_are_no_cluster(partial_frames):
+    fr, runs, coords, names, d = partial_frames
+    assert fr.partial == ["SUGS", "DP search"]
+    for a, run in enumerate(runs):
+        info = fr.info[a]
+        for f, colours in enumerate(fr.colours[a]):
+            unvisited = int(np.count_nonzero(colours < 0))
+            assert unvisited == info["unvisited"].iloc[f]
+            # K counts clusters only: the colour ids of the visited rows, never -1
+            assert len(np.unique(colours[colours >= 0])) == info["K"].iloc[f]
+            assert all(cid >= 0 for cid, _ in fr.ellipses[a][f])
+            assert np.isfinite(info["nmi"].iloc[f]) and np.isfinite(info["ari"].iloc[f])
+        assert info["unvisited"].iloc[-1] == 0 and (fr.colours[a][-1] >= 0).all()
+        if run.algorithm == "MAP-DP":
+            assert (info["unvisited"] == 0).all()
+        else:
+            assert info["unvisited"].iloc[0] > 0
+    assert fr.info[1]["unvisited"].is_monotonic_decreasing  # SUGS visits a block of rows per frame
+    # SUGS never revises a row: a visited row keeps its colour to the end, an unvisited one is -1 until visited
+    sugs = np.array(fr.colours[1])
+    first_seen = np.argmax(sugs >= 0, axis=0)
+    for row in range(sugs.shape[1]):
+        assert (sugs[:first_seen[row], row] == -1).all() and (sugs[first_seen[row]:, row] == sugs[-1, row]).all()
+
+
+def test_unvisited_rows_are_drawn_grey_and_counted_in_the_title(partial_frames):
+    fr, runs, coords, names, d = partial_frames
+    fig = figures.animation_figure(fr, coords, names, start=0)
+    grey = len(figures.PALETTE)
+    first = np.asarray(fig.data[3].marker.color)  # SUGS's points at frame 0
+    np.testing.assert_array_equal(first == grey, fr.colours[1][0] < 0)
+    titles = [a.text for a in fig.layout.annotations]
+    n = int(fr.info[1]["unvisited"].iloc[0])
+    assert f"K = {int(fr.info[1]['K'].iloc[0])} · {n:,} not yet visited" in titles[1]
+    assert "not yet visited" not in titles[0]  # MAP-DP labels every row in every sweep
+    last = fig.frames[-1]
+    assert not any("not yet visited" in a["text"] for a in last.layout.annotations)
+    assert all(grey not in np.asarray(t.marker.color) for t in last.data[::3])
+    # the frames carry the same colour index: the grey band for -1, the palette's for the others
+    np.testing.assert_array_equal(np.asarray(fig.frames[0].data[3].marker.color), first)
+
+
+def _colour_at(marker, value: int) -> str:
+    """The colour a marker's colour scale gives ``value`` (Plotly maps cmin..cmax onto 0..1)."""
+    x = (value - marker.cmin) / (marker.cmax - marker.cmin)
+    return next(c for (lo, c), (hi, _) in zip(marker.colorscale[::2], marker.colorscale[1::2]) if lo <= x <= hi)
+
+
+def test_the_colour_scale_gives_every_cluster_its_palette_colour_and_minus_one_grey(frames_and_view):
+    fr, coords, names = frames_and_view
+    marker = figures.animation_figure(fr, coords, names).data[0].marker
+    ids = np.arange(-1, 2 * len(figures.PALETTE))
+    values = figures.colour_index(ids)
+    assert [_colour_at(marker, v) for v in values[1:]] == figures.PALETTE * 2
+    assert _colour_at(marker, values[0]) == figures.UNVISITED and figures.UNVISITED not in figures.PALETTE
+    # MAP-DP's colours are the palette's as before: ids 0..K-1 modulo its length
+    np.testing.assert_array_equal(figures.colour_index(fr.colours[0][-1]), fr.colours[0][-1] % len(figures.PALETTE))
+
+
+def test_a_frame_with_no_row_placed_draws_all_grey_without_scores():
+    import pandas as pd
+
+    from mapdp_core import SweepState
+
+    d = sources.scenario_data("5.2", n=60, seed=4)
+    empty = SweepState(iteration=1, labels=np.full(60, -1), n_clusters=0, objective=0.0, neg_log_joint=0.0,
+                       n_changed=0, cluster_sizes=np.zeros(0, dtype=np.int64), summaries={}, elapsed=0.0)
+    done = SweepState(iteration=2, labels=np.zeros(60, dtype=np.int64), n_clusters=1, objective=1.0,
+                      neg_log_joint=1.0, n_changed=60, cluster_sizes=np.array([60]), summaries={}, elapsed=0.0,
+                      converged=True)
+    run = runner.Run(algorithm="SUGS", states=(empty, done), restarts=pd.DataFrame())
+    coords, names = sources.projection(d)
+    fr = animation.animation_frames([run], coords, None, d.truth)
+    assert (fr.colours[0][0] == -1).all() and fr.ellipses[0][0] == []
+    assert fr.info[0]["unvisited"].tolist() == [60, 0] and np.isnan(fr.info[0]["nmi"].iloc[0])
+    fig = figures.animation_figure(fr, coords, names, start=0)
+    assert "60 not yet visited<br>NMI – · ARI –" in fig.layout.annotations[0].text
+    assert (np.asarray(fig.data[0].marker.color) == len(figures.PALETTE)).all()
