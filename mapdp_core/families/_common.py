@@ -78,7 +78,12 @@ def count_sum_move(x, k, d, sign, cnt, total):
         cnt[k, d] += 1.0
         total[k, d] += x
     else:
-        cnt[k, d], total[k, d] = count_sum_without(x, k, d, cnt, total)
+        cnt[k, d] -= 1.0
+        if cnt[k, d] <= 0.0:
+            cnt[k, d] = 0.0
+            total[k, d] = 0.0
+        else:
+            total[k, d] -= x
 
 
 @njit(cache=True, _nrt=False)

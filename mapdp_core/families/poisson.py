@@ -15,8 +15,8 @@ import math
 import numpy as np
 from numba import njit
 
-from ._common import (build_columns, check_counts, count_sum_clear, count_sum_move, count_sum_without,
-                      floored_column_mean, resolve_vector_prior)
+from ._common import (build_columns, check_counts, count_sum_move, count_sum_without,
+                      resolve_vector_prior)
 
 NAME = "poisson"
 PRIOR_KEYS = ("alpha0", "beta0")
@@ -26,30 +26,21 @@ N_FIXED = 3
 
 
 @njit(cache=True, _nrt=False)
-def _predictive(a0, b0, n, t):
-    """The negative-binomial predictive's terms after n counts summing to t: alpha, ln G(alpha),
-    alpha ln(beta/(beta + 1)) and ln(beta + 1), with alpha = alpha0 + t, beta = beta0 + n."""
-    a = a0 + t
-    b = b0 + n
-    return a, math.lgamma(a), a * math.log(b / (b + 1.0)), math.log(b + 1.0)
-
-
-@njit(cache=True, _nrt=False)
-def _log_predictive(x, alpha, lga, alp, lb1):
-    """ln f(x) + ln x! from :func:`_predictive`'s terms."""
-    return math.lgamma(alpha + x) - lga + alp - x * lb1
-
-
-@njit(cache=True, _nrt=False)
 def _refresh_column(k, d, a0, b0, cnt, total, alpha, lga, alp, lb1):
-    alpha[k, d], lga[k, d], alp[k, d], lb1[k, d] = _predictive(a0[d], b0[d], cnt[k, d], total[k, d])
+    a = a0[d] + total[k, d]
+    b = b0[d] + cnt[k, d]
+    alpha[k, d] = a
+    lga[k, d] = math.lgamma(a)
+    alp[k, d] = a * math.log(b / (b + 1.0))
+    lb1[k, d] = math.log(b + 1.0)
 
 
 @njit(cache=True, inline="always")
 def reset(k, fam):
     X, a0, b0, cnt, total, alpha, lga, alp, lb1 = fam
     for d in range(X.shape[1]):
-        count_sum_clear(k, d, cnt, total)
+        cnt[k, d] = 0.0
+        total[k, d] = 0.0
         _refresh_column(k, d, a0, b0, cnt, total, alpha, lga, alp, lb1)
 
 
@@ -70,22 +61,25 @@ def nlp(i, k, fam):
     for d in range(X.shape[1]):
         x = X[i, d]
         if not math.isnan(x):
-            out -= _log_predictive(x, alpha[k, d], lga[k, d], alp[k, d], lb1[k, d])
+            out -= math.lgamma(alpha[k, d] + x) - lga[k, d] + alp[k, d] - x * lb1[k, d]
     return out
+
 
 
 @njit(cache=True, inline="always")
 def nlp_loo(i, k, fam):
-    """nlp of row i under cluster k with row i left out (the arithmetic of move(-1), nlp)."""
+    """nlp of row i under cluster k with row i left out (same arithmetic as move(-1), nlp)."""
     X, a0, b0, cnt, total, alpha, lga, alp, lb1 = fam
     out = 0.0
     for d in range(X.shape[1]):
         x = X[i, d]
         if math.isnan(x):
             continue
-        out -= _log_predictive(x, *_predictive(a0[d], b0[d], *count_sum_without(x, k, d, cnt, total)))
+        n, t = count_sum_without(x, k, d, cnt, total)
+        a = a0[d] + t
+        b = b0[d] + n
+        out -= math.lgamma(a + x) - math.lgamma(a) + a * math.log(b / (b + 1.0)) - x * math.log(b + 1.0)
     return out
-
 
 @njit(cache=True, inline="always")
 def pconst(i, fam):
@@ -116,7 +110,7 @@ def check_data(X: np.ndarray, names, family: str = NAME) -> None:
 
 
 def default_prior(X: np.ndarray) -> dict:
-    return {"alpha0": floored_column_mean(X), "beta0": np.ones(X.shape[1])}
+    return {"alpha0": np.maximum(np.nanmean(X, axis=0), 0.01), "beta0": np.ones(X.shape[1])}
 
 
 def resolve_prior(user: dict, X: np.ndarray, names, family: str = NAME) -> dict:
