@@ -3,30 +3,31 @@ from mapdp_core.core.config import ensure_numba_cache_dir
 
 ensure_numba_cache_dir()
 
+# the public names, layer by layer (ARCHITECTURE.md)
+from mapdp_core.families import FAMILIES  # noqa: E402
+from mapdp_core.core.estimator import Control, SweepEstimator  # noqa: E402
+from mapdp_core.core.state import SweepState  # noqa: E402
+from mapdp_core.selection.auto import auto_likelihood, choose_hyperparameters  # noqa: E402
+from mapdp_core.selection.priors import (MapN0, expected_clusters, map_n0, n0_for_expected_clusters,  # noqa: E402
+                                         scaled_prior)
 from mapdp_core.models.dpmeans import DPMeans, LambdaSearch, dp_means, dpmeans_lambda_for_k  # noqa: E402
+from mapdp_core.models.gibbs import CollapsedGibbs, collapsed_gibbs  # noqa: E402
 from mapdp_core.models.hdp import HardHDP  # noqa: E402
 from mapdp_core.models.hdp_hmm import HardHDPHMM  # noqa: E402
 from mapdp_core.models.hdp_hmm_direct import HardHDPHMMDirect  # noqa: E402
 from mapdp_core.models.ihmm import MAPIHMM  # noqa: E402
-from mapdp_core.core.estimator import Control, SweepEstimator  # noqa: E402
-from .families import FAMILIES  # noqa: E402
-from mapdp_core.models.gibbs import CollapsedGibbs, collapsed_gibbs  # noqa: E402
 from mapdp_core.models.kmeans import KMeans, KMeansBIC, kmeans, kmeans_bic, kmeans_plusplus  # noqa: E402
 from mapdp_core.models.mapdp import MAPDP, UnseenCategoryWarning, default_prior, map_dp  # noqa: E402
-from mapdp_core.evaluation.metrics import clustering_scores, match_label_sequence, match_labels  # noqa: E402
-from mapdp_core.models.mixtures import EMGaussianMixture, VariationalDP, em_gaussian_mixture, variational_dp  # noqa: E402
 from mapdp_core.models.mixed_effects import MixedEffectsMAPDP  # noqa: E402
+from mapdp_core.models.mixtures import EMGaussianMixture, VariationalDP, em_gaussian_mixture, variational_dp  # noqa: E402
 from mapdp_core.models.registry import ALGORITHMS, algorithm, register, warm_up  # noqa: E402
 from mapdp_core.models.search import DPSearch  # noqa: E402
 from mapdp_core.models.sugs import SUGS  # noqa: E402
 from mapdp_core.models.vsugs import VSUGS  # noqa: E402
-from mapdp_core.evaluation.profiles import Profiles, bh_adjust, cluster_profiles, feature_tests  # noqa: E402
-from mapdp_core.core.state import SweepState  # noqa: E402
-from mapdp_core.selection.auto import auto_likelihood, choose_hyperparameters  # noqa: E402
-from mapdp_core.evaluation.stability import cluster_stability  # noqa: E402
+from mapdp_core.evaluation.metrics import clustering_scores, match_label_sequence, match_labels  # noqa: E402
 from mapdp_core.evaluation.model_selection import CrossValidation, N0Grid, cross_validate, n0_grid  # noqa: E402
-from mapdp_core.selection.priors import (MapN0, expected_clusters, map_n0, n0_for_expected_clusters,  # noqa: E402
-                                         scaled_prior)
+from mapdp_core.evaluation.profiles import Profiles, bh_adjust, cluster_profiles, feature_tests  # noqa: E402
+from mapdp_core.evaluation.stability import cluster_stability  # noqa: E402
 
 # The module paths the README has always given (``mapdp_core.datasets``, ``.loading``,
 # ``.synthetic``, ``.explain``) name the same modules in their layers, so that

@@ -191,3 +191,18 @@ def test_an_edited_family_module_drops_the_cached_kernels(tmp_path):
     # the live cache folder carries the current sources' hash
     live = Path(_kernels.sweep._cache._cache_path) / "dp_mixture.families.sha256"
     assert live.read_text() == _kernels.families_digest()
+
+
+def test_the_readme_module_paths_name_the_layered_modules():
+    """The README's module paths keep working after the move into layers, as the very same
+    module objects (one set of classes: an error raised in one is caught under the other name)."""
+    import importlib
+
+    from mapdp_core.datasets import list_datasets, load_dataset  # noqa: F401
+    from mapdp_core.explain import describe_priors  # noqa: F401
+    from mapdp_core.loading import prepare, read_table, suggest_roles_and_families  # noqa: F401
+    from mapdp_core.synthetic import clinical_simulator, plos_scenario  # noqa: F401
+
+    for old, new in [("datasets", "data.datasets"), ("loading", "data.loading"), ("synthetic", "data.synthetic"),
+                     ("explain", "evaluation.explain"), ("loading.errors", "data.loading.errors")]:
+        assert importlib.import_module(f"mapdp_core.{old}") is importlib.import_module(f"mapdp_core.{new}")
