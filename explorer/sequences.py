@@ -107,7 +107,7 @@ def _thin(states: list, cap: int = MAX_SWEEPS_SHOWN) -> list:
     return [states[i] for i in keep]
 
 
-#: The multiples of the hard models' data-driven penalties (:func:`~mapdp_core.models.hdp.default_lambdas`)
+#: The multiples of the hard models' data-driven penalties (:func:`~mapdp_core.models.hard_common.default_lambdas`)
 #: offered by the page: below 1, more states or clusters; above 1, fewer.
 PENALTY_SCALES = (0.25, 0.5, 1.0, 2.0, 4.0)
 
@@ -370,7 +370,7 @@ def group_fit(table: pd.DataFrame, features: pd.DataFrame, group_column, *, trut
 
     ``features``: rows aligned with ``table``; its numeric columns other than the group (and
     ``exclude``) are z-scored, a gap set to 0. ``penalty`` multiplies the hard HDP's
-    data-driven λs (:func:`~mapdp_core.models.hdp.default_lambdas`). Rows without a group are left out."""
+    data-driven λs (:func:`~mapdp_core.models.hard_common.default_lambdas`). Rows without a group are left out."""
     import time
 
     if group_column not in table.columns:
