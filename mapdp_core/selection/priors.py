@@ -165,11 +165,6 @@ class MapN0(NamedTuple):
     n_iter: int
 
 
-def _map_n0_log_posterior(N0: float, N: int, K: float, a: float, b: float) -> float:
-    """ln G(N0) - ln G(N0 + N) + (K + a - 1) ln N0 - b N0 (PLOS eq 35, up to a constant)."""
-    return math.lgamma(N0) - math.lgamma(N0 + N) + (K + a - 1.0) * math.log(N0) - b * N0
-
-
 def map_n0(N, K, a: float = 1.0, b: float = 1.0, *, tol: float = 1e-12, max_iter: int = 100) -> MapN0:
     """MAP estimate of N0 given N points in K clusters, under a Gamma(a, b) prior (PLOS
     Appendix G, approach 3, eq 35).

@@ -158,9 +158,3 @@ def _detect_encoding(data: bytes) -> str:
         "a mixture of encodings. Open the file in a spreadsheet program and save it as 'CSV UTF-8', then "
         "upload it again."
     )
-
-
-def _decode(data: bytes) -> tuple[str, str]:
-    """(text, encoding) or a DataLoadError saying why the bytes are not text."""
-    enc = _detect_encoding(data)
-    return data.decode(enc), enc
