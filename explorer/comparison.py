@@ -24,8 +24,9 @@ COMPARED = tuple(ALGORITHMS)
 
 
 def compare(data: AppData, algorithms=None, *, N0: float = 3.0, spread: float = 1.0, weight: float = 1.0,
-            structure: str = "independent", K: int = 3, lam: float | None = None, restarts: int = 5, seed: int = 0, gibbs_sweeps: int = 100,
-            vdp_components: int = 20, options=None, time_budget: float = 600.0,
+            structure: str | None = None, start: str = "one cluster", choice=None, K: int = 3, lam: float | None = None,
+            restarts: int = 5, seed: int = 0, gibbs_sweeps: int = 100, vdp_components: int = 20, options=None,
+            time_budget: float = 600.0,
             should_stop: Callable[[], bool] | None = None, on_step: Callable[[int, int], None] | None = None,
             on_algorithm: Callable[[str, int, int], None] | None = None) -> pd.DataFrame:
     """Every chosen algorithm over ``restarts`` seeds: one tidy row per (algorithm, restart).
@@ -34,7 +35,9 @@ def compare(data: AppData, algorithms=None, *, N0: float = 3.0, spread: float = 
     orders (PLOS Appendix C) and the collapsed Gibbs sampler (Neal's Algorithm 3, the PLOS
     comparator) reports the most probable partition it visits in ``gibbs_sweeps`` sweeps;
     every algorithm that reads a mixed table (MAP-DP, Gibbs, SUGS, DP search, ...) gets the
-    data's own likelihoods and the same N0 and prior. K-means (k-means++), DP-means (``lam``,
+    data's own likelihoods and the same N0 and prior (``structure`` and ``start`` as
+    :func:`explorer.runner.estimator` reads them: with ``start="search"`` MAP-DP's restarts begin
+    from the partition of the automatic ``choice``, as ``MAPDP()`` does). K-means (k-means++), DP-means (``lam``,
     by default the lambda giving MAP-DP's K), E-M for a full-covariance Gaussian mixture with K
     components and the variational DP Gaussian mixture (Blei & Jordan, truncated at
     ``vdp_components``) run on :func:`numeric_matrix`. Any other setting of an algorithm's
@@ -54,8 +57,9 @@ def compare(data: AppData, algorithms=None, *, N0: float = 3.0, spread: float = 
         ``attrs["stopped"]`` is True when the time budget or ``should_stop`` ended it early.
     """
     algorithms, restarts, Z, settings = _comparison_plan(
-        data, list(ALGORITHMS) if algorithms is None else algorithms, restarts, N0=N0, spread=spread, weight=weight, structure=structure, K=K, lam=lam,
-        gibbs_sweeps=gibbs_sweeps, vdp_components=vdp_components, options=options)
+        data, list(ALGORITHMS) if algorithms is None else algorithms, restarts, N0=N0, spread=spread, weight=weight,
+        structure=structure, start=start, choice=choice, K=K, lam=lam, gibbs_sweeps=gibbs_sweeps,
+        vdp_components=vdp_components, options=options)
     deadline = time.perf_counter() + float(time_budget)
     planned = {name: _restart_count(name, settings[name], restarts) for name in algorithms}
     tables, done, total, stopped = [], 0, sum(planned.values()), False
@@ -73,7 +77,7 @@ def compare(data: AppData, algorithms=None, *, N0: float = 3.0, spread: float = 
             on_algorithm(name, position, len(algorithms))
         X = Z if ALGORITHMS[name].input == "numeric" else None
         result = run(data, name, settings[name], restarts=restarts, seed=seed, time_budget=left,
-                     should_stop=should_stop, on_restart=step, X=X)
+                     should_stop=should_stop, on_restart=step, X=X, choice=choice)
         tables.append(result.restarts.assign(algorithm=name))
         done += planned[name]
         stopped = stopped or result.stopped or len(result.restarts) < planned[name]
@@ -110,7 +114,7 @@ def runs_once(algorithms) -> list:
 #: every algorithm that reads a mixed table); an algorithm's other ``ui`` settings come from ``options``.
 _COMPARE_SETS = {"Gibbs": ("n_sweeps",), "K-means": ("n_clusters",), "E-M": ("n_components",),
                  "Variational DP": ("n_components",), "DP-means": ("lam",)}
-_MIXED_SETTINGS = ("N0", "spread", "weight", "structure")
+_MIXED_SETTINGS = ("N0", "spread", "weight", "structure", "start")
 
 
 def compare_options(settings: dict, algorithms) -> tuple:
@@ -141,13 +145,15 @@ def _comparison_plan(data: AppData, algorithms, restarts, options=None, **settin
     return algorithms, restarts, Z, _compared_settings(data, algorithms, Z=Z, options=options, **settings)
 
 
-def _compared_settings(data: AppData, algorithms, *, N0, spread, weight, structure, K, lam, gibbs_sweeps,
-                       vdp_components, Z, options=None) -> dict:
+def _compared_settings(data: AppData, algorithms, *, N0, spread, weight, structure, start, choice, K, lam,
+                       gibbs_sweeps, vdp_components, Z, options=None) -> dict:
     """Each compared algorithm's settings (see :func:`compare`): its ``ui`` defaults, replaced by
     ``options`` (``"<algorithm>:<parameter>"``), then by the comparison's own arguments: N0 and
     the prior for every algorithm that reads a mixed table, K, the Gibbs sweeps, the variational
     truncation and DP-means' lambda (when not given, the one that gives MAP-DP's K)."""
-    mixed = {"N0": N0, "spread": spread, "weight": weight, "structure": structure}
+    mixed = {"N0": N0, "spread": spread, "weight": weight, "start": start}
+    if structure is not None:
+        mixed["structure"] = structure
     own = {"Gibbs": {"n_sweeps": int(gibbs_sweeps)}, "K-means": {"n_clusters": K}, "E-M": {"n_components": K},
            "Variational DP": {"n_components": vdp_components}}  # and DP-means' lambda, below (_COMPARE_SETS)
     given: dict = {}
@@ -164,13 +170,14 @@ def _compared_settings(data: AppData, algorithms, *, N0, spread, weight, structu
         settings[name] = {**chosen, **own.get(name, {})}
     if "DP-means" in algorithms:
         if lam is None:
-            lam = lambda_for_k(data, run(data, "MAP-DP", mixed).final.n_clusters, Z)[0]
+            lam = lambda_for_k(data, run(data, "MAP-DP", mixed, choice=choice).final.n_clusters, Z)[0]
         settings["DP-means"]["lam"] = float(lam)
     return settings
 
 
 def compare_estimate(data: AppData, algorithms, *, N0: float = 3.0, spread: float = 1.0, weight: float = 1.0,
-                     structure: str = "independent", K: int = 3, lam: float | None = None, restarts: int = 5,
+                     structure: str | None = None, start: str = "one cluster", choice=None, K: int = 3,
+                     lam: float | None = None, restarts: int = 5,
                      seed: int = 0, gibbs_sweeps: int = 100, vdp_components: int = 20, options=None,
                      probe_steps: int = 4, probe_seconds: float = 1.0) -> pd.DataFrame:
     """How long :func:`compare` may take with these settings, from a short measurement on ``data``.
@@ -190,11 +197,11 @@ def compare_estimate(data: AppData, algorithms, *, N0: float = 3.0, spread: floa
         :func:`scale_estimate` for another number of restarts without timing again.
     """
     algorithms, restarts, Z, settings = _comparison_plan(
-        data, algorithms, restarts, N0=N0, spread=spread, weight=weight, structure=structure, K=K, lam=lam,
-        gibbs_sweeps=gibbs_sweeps, vdp_components=vdp_components, options=options)
+        data, algorithms, restarts, N0=N0, spread=spread, weight=weight, structure=structure, start=start,
+        choice=choice, K=K, lam=lam, gibbs_sweeps=gibbs_sweeps, vdp_components=vdp_components, options=options)
     rows = []
     for name in algorithms:
-        est, X = estimator(data, name, settings.get(name, {}), restarts=1, seed=seed)
+        est, X = estimator(data, name, settings.get(name, {}), restarts=1, seed=seed, choice=choice)
         X = Z if ALGORITHMS[name].input == "numeric" else X
         params = est.get_params()
         max_steps = int(params.get("n_sweeps") or params.get("max_iter") or 100)

@@ -473,3 +473,26 @@ def group_mix_figure(mix: pd.DataFrame, title: str = "", max_groups: int = 80, h
                       yaxis={"title": "share of the group's rows", "tickformat": ".0%", "range": [0, 1]},
                       xaxis={"title": "group", "type": "category"}, legend_title_text="cluster")
     return fig
+
+
+def k_evidence_figure(table: pd.DataFrame, height: int = 260) -> go.Figure:
+    """How sure K is (:meth:`mapdp_core.MAPDP.k_evidence`): for each K, how many nats the best
+    partition found with that K lies above the fitted one (0 at the fit; higher, less probable),
+    the fitted K in the accent colour. Bars of thousands of nats are cut at the top of the
+    axis, which stays readable for the near ones; every bar is labelled with its value."""
+    delta = table["delta"].to_numpy(dtype=float)
+    near = [abs(v) for v, k in zip(delta, table["K"]) if not np.isnan(v)
+            and abs(k - int(table.loc[table["fitted"], "K"].iloc[0])) <= 1]
+    top = max(10.0, 3.0 * max(near)) if near else 10.0
+    colours = [PALETTE[0] if f else "#9aa0a6" for f in table["fitted"]]
+    text = ["fit" if f else (f"{v:,.0f}" if abs(v) >= 100 else f"{v:.3g}") for v, f in zip(delta, table["fitted"])]
+    fig = go.Figure(go.Bar(x=[int(k) for k in table["K"]], y=[float(v) for v in np.clip(delta, -top, top)],
+                           marker_color=colours, text=text,
+                           textposition="outside", cliponaxis=False,
+                           hovertext=[f"K = {k}: {h}; {v:.4g} nats above the fit" for k, h, v in
+                                      zip(table["K"], table["how"], delta)], hoverinfo="text"))
+    low = min(0.0, float(np.nanmin(delta)))
+    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 20, "b": 10},
+                      xaxis={"title": "number of clusters K", "dtick": 1},
+                      yaxis={"title": "nats less probable than the fit", "range": [max(low, -top) * 1.1, top * 1.15]})
+    return fig

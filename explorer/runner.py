@@ -24,6 +24,7 @@ from mapdp_core.models.dpmeans import dpmeans_lambda_for_k
 from mapdp_core.core.estimator import SweepEstimator, summarize_restart
 from mapdp_core.evaluation.metrics import clustering_scores
 from mapdp_core.models.registry import algorithm
+from mapdp_core.core.spec import parse
 from mapdp_core.core.state import SweepState
 from mapdp_core.selection.auto import AutoChoice, choose_hyperparameters
 from mapdp_core.selection.auto import structured_likelihood as structured
@@ -32,6 +33,7 @@ from mapdp_core.selection.priors import scaled_prior
 from explorer.sources import AppData, numeric_matrix
 
 __all__ = ["Run", "run", "estimator", "run_mapdp", "run_kmeans", "run_dpmeans", "auto_settings", "mapdp_settings",
+           "search_likelihood", "likelihood_for", "STARTS",
            "fitted_model", "lambda_for_k", "count_steps"]
 
 
@@ -113,36 +115,91 @@ def _prior(data: AppData, likelihood, spread: float, weight: float):
     return None if spread == 1.0 and weight == 1.0 else scaled_prior(data.X, likelihood, spread, weight=weight)
 
 
+def search_likelihood(data: AppData) -> tuple[dict, bool]:
+    """The likelihood the automatic search starts from, and whether it may choose the Gaussian
+    structure: as ``MAPDP()`` sees a table, real-valued columns as independent ``normal_gamma``
+    columns that the search may join into one Normal-Wishart block (``structure="joint"``).
+
+    The data's likelihood is read that way when its real-valued columns are all independent or
+    all in one Normal-Wishart block of two or more (the defaults of every source: a scenario's
+    block over (x, y), a table's suggested families); any other arrangement is a user's choice
+    and is kept as given, with no structure searched."""
+    likelihood = dict(data.likelihood)
+    blocks = [k for k, f in likelihood.items() if f == "normal_wishart" and isinstance(k, tuple) and len(k) > 1]
+    single = [k for k, f in likelihood.items() if f == "normal_gamma" and not isinstance(k, tuple)]
+    if len(blocks) > 1 or (blocks and single):
+        return likelihood, False
+    if not blocks:
+        return likelihood, True
+    split = {}
+    for key, family in likelihood.items():
+        if key == blocks[0]:
+            split.update({c: "normal_gamma" for c in key})
+        else:
+            split[key] = family
+    return split, True
+
+
+def likelihood_for(data: AppData, structure: str | None) -> dict:
+    """The likelihood MAP-DP fits to ``data`` with a ``structure`` (:func:`mapdp_settings`): the
+    real-valued columns of :func:`search_likelihood` on their own ("independent") or as one
+    Normal-Wishart block ("joint"); None: the data's likelihood as it is."""
+    return dict(data.likelihood) if structure is None else structured(search_likelihood(data)[0], structure)
+
+
 def auto_settings(data: AppData, random_state=0) -> AutoChoice:
     """The prior's spread and weight, the Gaussian structure and N0 that ``MAPDP()`` would choose
-    for ``data`` (:func:`mapdp_core.selection.auto.choose_hyperparameters`, the exact joint evidence),
-    for the app's defaults. The knobs are absolute (relative to the empirical-Bayes prior)."""
-    return choose_hyperparameters(data.X, data.likelihood, allow_joint=True, random_state=random_state)
+    for ``data`` (:func:`mapdp_core.selection.auto.choose_hyperparameters`, the exact joint evidence,
+    on the likelihood of :func:`search_likelihood`), for the app's defaults. The knobs are absolute
+    (relative to the empirical-Bayes prior); ``choice.start_on`` gives the search's best partition."""
+    likelihood, free = search_likelihood(data)
+    return choose_hyperparameters(data.X, likelihood, allow_joint=free, random_state=random_state)
 
 
-def mapdp_settings(choice: AutoChoice, N0: float | None = None, spread: float = 1.0, weight: float = 1.0) -> dict:
+#: Where MAP-DP's restarts begin (the app's ``start`` setting): the automatic search's best partition,
+#: as ``MAPDP()`` does, or one cluster (PLOS Appendix B), to watch clusters form sweep by sweep.
+STARTS = ("search", "one cluster")
+
+
+def mapdp_settings(choice: AutoChoice, N0: float | None = None, spread: float = 1.0, weight: float = 1.0,
+                   start: str = "search") -> dict:
     """MAP-DP's app parameters from an automatic choice and the app's knobs: ``N0`` (None: the
-    chosen one), and ``spread`` and ``weight`` as multiples of the chosen ones."""
+    chosen one), ``spread`` and ``weight`` as multiples of the chosen ones, and where restarts
+    begin (:data:`STARTS`). With every knob left as chosen and ``start="search"``, :func:`run`
+    gives what ``MAPDP(random_state=seed, n_init=restarts, restart_rows=None).fit`` gives."""
+    if start not in STARTS:
+        raise ValueError(f"start={start!r}: MAP-DP starts from one of {list(STARTS)}.")
     return {"N0": float(choice.N0 if N0 is None else N0), "spread": float(choice.spread * spread),
-            "weight": float(choice.weight * weight), "structure": choice.structure}
+            "weight": float(choice.weight * weight), "structure": choice.structure, "start": start}
 
 
-def estimator(data: AppData, name: str, params: dict | None = None, *, restarts: int = 1, seed: int = 0):
+def estimator(data: AppData, name: str, params: dict | None = None, *, restarts: int = 1, seed: int = 0,
+              choice: AutoChoice | None = None):
     """The registered estimator ``name`` for ``data`` with the app's ``params``, and the matrix it reads.
 
-    Algorithms that read a mixed table (MAP-DP, Gibbs, SUGS, DP search) get the data's likelihood per column (its
-    real-valued columns as one Normal-Wishart block with ``structure="joint"``) and the prior
+    Algorithms that read a mixed table (MAP-DP, Gibbs, SUGS, DP search) get the data's likelihood per column
+    (with ``structure`` "independent" or "joint", the real-valued columns of :func:`search_likelihood`
+    on their own or as one Normal-Wishart block; absent, the data's likelihood as it is) and the prior
     scaled by the app's knobs ``spread`` and ``weight``
     (:func:`mapdp_core.selection.priors.scaled_prior`); numeric ones get :func:`numeric_matrix`. Restarts
-    visit rows in random orders where the algorithm has a visiting order (PLOS Appendix C).
+    visit rows in random orders where the algorithm has a visiting order (PLOS Appendix C). With
+    ``start="search"`` an estimator that takes a starting partition (MAP-DP) begins every restart
+    from the automatic search's best partition (``choice``, computed by :func:`auto_settings` when
+    not given), extended to every row (PLOS Appendix E), as ``MAPDP()`` does.
     """
     cls = algorithm(name)
     params = dict(params or {})
     allowed = cls().get_params()
+    start = params.pop("start", "one cluster") if cls.input == "mixed" else "one cluster"
+    if start not in STARTS:
+        raise ValueError(f"start={start!r}: MAP-DP starts from one of {list(STARTS)}.")
     if cls.input == "mixed":
-        likelihood = structured(data.likelihood, params.pop("structure", "independent"))
+        likelihood = likelihood_for(data, params.pop("structure", None))
         prior = _prior(data, likelihood, float(params.pop("spread", 1.0)), float(params.pop("weight", 1.0)))
         params.update(likelihood=likelihood, prior=prior)
+        if start == "search" and "init" in allowed:
+            choice = auto_settings(data) if choice is None else choice
+            params["init"] = choice.start_on(parse(data.X, likelihood, prior).X)
         X = data.X
     else:
         X = numeric_matrix(data)
@@ -163,16 +220,17 @@ def estimator(data: AppData, name: str, params: dict | None = None, *, restarts:
 
 def run(data: AppData, name: str, params: dict | None = None, *, restarts: int = 1, seed: int = 0,
         time_budget: float = 120.0, should_stop: Callable[[], bool] | None = None,
-        on_restart: Callable[[int, int], None] | None = None, X=None) -> Run:
+        on_restart: Callable[[int, int], None] | None = None, X=None, choice: AutoChoice | None = None) -> Run:
     """Record every step of each restart of the registered algorithm ``name`` and keep the
     restart with the lowest ``restart_key``, exactly as the estimator's ``fit`` would choose.
 
     ``time_budget`` (seconds, all restarts together) and ``should_stop`` (called after every
     step; a Streamlit call there lets a click interrupt the run) cut a run short; what it
     reached is kept and ``Run.stopped`` says so. ``X`` may pass the matrix the algorithm
-    reads (e.g. a cached :func:`numeric_matrix`).
+    reads (e.g. a cached :func:`numeric_matrix`), ``choice`` the automatic choice whose search
+    partition ``start="search"`` begins from (see :func:`estimator`).
     """
-    est, matrix = estimator(data, name, params, restarts=restarts, seed=seed)
+    est, matrix = estimator(data, name, params, restarts=restarts, seed=seed, choice=choice)
     X = matrix if X is None else X
     t0 = time.perf_counter()
     deadline = t0 + float(time_budget)

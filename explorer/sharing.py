@@ -10,13 +10,16 @@ import numpy as np
 
 from mapdp_core.models.registry import ALGORITHMS
 
+from explorer.runner import STARTS
+
 __all__ = ["APP_SETTINGS", "check_settings", "settings_to_json", "settings_from_json", "settings_to_query",
            "settings_from_query"]
 
 #: The app's own settings beside the algorithms' ("<algorithm>:<parameter>"): kind and bounds.
 APP_SETTINGS = {"N0": ("float", 1e-6, 1e6), "spread": ("float", 1e-6, 1e6), "weight": ("float", 1e-6, 1e6),
                 "algorithms": ("algorithms", None, None), "match_k": ("bool", None, None),
-                "restarts": ("int", 1, 20), "seed": ("int", 0, 10**6), "time_budget": ("float", 1.0, 600.0)}
+                "restarts": ("int", 1, 20), "seed": ("int", 0, 10**6), "time_budget": ("float", 1.0, 600.0),
+                "start": ("choice", STARTS, None)}
 _SETTINGS_VERSION = 1
 
 

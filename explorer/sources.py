@@ -15,7 +15,8 @@ import pandas as pd
 from mapdp_core.data.datasets import load_dataset, load_structured
 from mapdp_core.data.loading import prepare
 from mapdp_core.core.spec import parse
-from mapdp_core.data.synthetic import PLOS_SCENARIOS, clinical_simulator, crp_normal_wishart, plos_scenario
+from mapdp_core.data.synthetic import (PLOS_SCENARIOS, clinical_simulator, crp_normal_wishart, plos_scenario,
+                                       plos_scenario_parameters)
 
 __all__ = ["AppData", "scenario_data", "builtin_data", "structured_data", "crp_data", "clinical_data", "table_data",
            "with_likelihood", "encode_new_rows", "numeric_matrix", "projection", "display_sample", "DISPLAY_MAX"]
@@ -52,6 +53,9 @@ class AppData:
         A digest of the features and likelihood: equal keys mean the same clustering problem.
     id_column : str or None
         The column of ``table`` that identifies each row (role "identifier"), if there is one.
+    n_groups : int or None
+        How many clusters a K-means user would be told: the true classes less those made of
+        outliers (PLOS Section 5.3: K = 3 beside two outlier pairs); None: every class of ``truth``.
     """
 
     name: str
@@ -65,6 +69,7 @@ class AppData:
     encodings: dict = field(default_factory=dict, repr=False)
     key: str = ""
     id_column: str | None = None
+    n_groups: int | None = None
 
     def __post_init__(self):
         if not self.key:
@@ -85,6 +90,16 @@ class AppData:
     @property
     def has_gaps(self) -> bool:
         return bool(self.X.isna().to_numpy().any())
+
+    @property
+    def true_k(self) -> int | None:
+        """The number of true clusters to give an algorithm told K (:attr:`n_groups`, else the
+        number of classes in ``truth``); None without ground truth."""
+        if self.n_groups is not None:
+            return int(self.n_groups)
+        if self.truth is None or not (self.truth >= 0).any():
+            return None
+        return int(self.truth.max() + 1)
 
     def family_of(self, column) -> str:
         for key, fam in self.likelihood.items():
@@ -114,7 +129,8 @@ def scenario_data(section: str = "5.2", n: int = 4000, seed: int = 0) -> AppData
     truth, names = _codes(y)
     return AppData(name=f"PLOS {section}: {title}", table=table, X=table[["x", "y"]].astype(float),
                    likelihood={("x", "y"): "normal_wishart"}, truth=truth, truth_names=names,
-                   description=f"PLOS ONE 2016, Section {section} ({n} points, seed {seed}).")
+                   description=f"PLOS ONE 2016, Section {section} ({n} points, seed {seed}).",
+                   n_groups=len(plos_scenario_parameters(section)["weights"]))
 
 
 def builtin_data(name: str) -> AppData:
@@ -217,7 +233,7 @@ def with_likelihood(data: AppData, families: dict) -> AppData:
     parse(data.X, ordered)  # the engine's own checks, with its messages
     return AppData(name=data.name, table=data.table, X=data.X, likelihood=ordered, truth=data.truth,
                    truth_names=data.truth_names, description=data.description, notes=data.notes,
-                   encodings=data.encodings, id_column=data.id_column)
+                   encodings=data.encodings, id_column=data.id_column, n_groups=data.n_groups)
 
 
 def encode_new_rows(data: AppData, rows: pd.DataFrame, *, unseen: list | None = None) -> pd.DataFrame:

@@ -24,7 +24,7 @@ c1, c2, c3, c4, c5 = st.columns(5)
 algorithms = c1.multiselect("Algorithms", list(registry.ALGORITHMS), default=["MAP-DP", "K-means", "DP-means", "E-M"],
                             key="w_cmp_algorithms")
 restarts = c2.slider("Restarts", 1, 30, 5, key="w_cmp_restarts")
-K = c3.slider("K for K-means and E-M", 1, 30, int(common.setting("K-means:n_clusters", 3)), key="w_cmp_K")
+K = c3.slider("K for K-means and E-M", 1, 30, int(common.setting("K-means:n_clusters", d.true_k or 3)), key="w_cmp_K")
 sweeps = c4.slider("Gibbs sweeps", 10, 600, 100, step=10, key="w_cmp_sweeps",
                    help="PLOS Section 5 ran 600; the most probable partition visited is reported.")
 budget = c5.number_input("Time limit (s)", 5.0, 1800.0, 120.0, step=5.0, key="w_cmp_budget",
@@ -43,6 +43,7 @@ if "DP-means" in algorithms:  # DP-means gets the lambda that gives MAP-DP's K, 
         st.stop()
 params = {"algorithms": tuple(algorithms), "restarts": restarts, "K": K, "gibbs_sweeps": sweeps,
           "N0": mixed["N0"], "spread": mixed["spread"], "weight": mixed["weight"], "structure": mixed["structure"],
+          "start": mixed["start"],
           "lam": lam, "seed": int(common.setting("seed", 0)), "time_budget": float(budget),
           "options": comparison.compare_options(st.session_state.get("settings", {}), algorithms)}
 if common.stop_button("compare", tuple(sorted(params.items())),
@@ -56,7 +57,8 @@ if not common.has_cached("compare", params):
     try:
         with st.spinner("Timing the first steps of each algorithm on these data..."):
             estimate = common.cached("compare_estimate", probe,
-                                     lambda: comparison.compare_estimate(d, restarts=1, **probe))
+                                     lambda: comparison.compare_estimate(d, restarts=1, choice=common.auto_choice(),
+                                                                         **probe))
     except ValueError as exc:
         common.plain_error(exc, "The comparison could not run")
         st.stop()
@@ -99,7 +101,8 @@ def _compute():
 
     try:
         with common.busy("compare"):
-            return comparison.compare(d, on_step=on_step, on_algorithm=on_algorithm, should_stop=after_step, **params)
+            return comparison.compare(d, on_step=on_step, on_algorithm=on_algorithm, should_stop=after_step,
+                                      choice=common.auto_choice(), **params)
     finally:
         bar.empty()
 

@@ -7,7 +7,6 @@ from mapdp_core import n0_for_expected_clusters
 from explorer import animation, figures, report, runner, sharing, sources
 from mapdp_core.models import registry
 from mapdp_core.evaluation.explain import describe_priors
-from mapdp_core.selection.auto import structured_likelihood
 from mapdp_core.selection.priors import SCALED_FAMILIES, expected_clusters, scaled_prior
 from ui import common, controls
 
@@ -82,11 +81,11 @@ with left:
     algorithms = st.pills("Algorithms", ALGORITHMS, selection_mode="multi", key="w_algorithms") or []
     algorithms = [a for a in ALGORITHMS if a in algorithms]  # display order, whatever the click order
     common.remember_setting("algorithms", algorithms)
-    n_truth = int(d.truth.max() + 1) if d.truth is not None and (d.truth >= 0).any() else 3
+    n_truth = d.true_k or 3  # K-means and E-M are told the true K (outliers not counted: PLOS 5.3)
     # each other algorithm's settings come from its own ui hints; MAP-DP's N0 and prior block above are
     # shared with every algorithm that reads the mixed table (Gibbs, SUGS, DP search, ...), and DP-means
     # may take MAP-DP's K instead of its own lambda
-    chosen_params = {"MAP-DP": runner.mapdp_settings(choice, n0, spread, weight)}
+    chosen_params = {"MAP-DP": runner.mapdp_settings(choice, n0, spread, weight, common.start_setting())}
     st.caption(f"Chosen from the data by the exact joint evidence: N0 = {choice.N0:g}, spread × {choice.spread:g}, "
                f"weight × {choice.weight:g}"
                + (", the real-valued features as one correlated block" if choice.structure == "joint" else "")
@@ -118,6 +117,14 @@ with left:
         budget = st.number_input("Time limit per algorithm (s)", 1.0, 600.0, key="w_time_budget",
                                  help="A run stops here and shows what it reached.")
         common.remember_setting("time_budget", budget)
+        starts = {"search": "the automatic search's best partition (as MAPDP() does)",
+                  "one cluster": "one cluster, to watch clusters form (PLOS Appendix B)"}
+        common.init_widget("w_start", common.start_setting())
+        start = st.radio("MAP-DP starts from", list(starts), format_func=starts.get, key="w_start",
+                         help="Every restart of MAP-DP begins here and then visits the rows in a random order. The "
+                              "search's partition is the answer MAPDP() gives from a notebook; from one cluster the "
+                              "animation shows clusters appear, and a restart may stop in a poorer optimum.")
+        common.remember_setting("start", start)
         views = ["principal components"] if len(d.features) > 2 else []
         views += ["two features"] if len(d.features) >= 2 else ["one feature"]
         view = st.radio("2-D view", views, key="w_view", horizontal=True)
@@ -132,7 +139,7 @@ with left:
     with st.expander("What the prior means, in words"):
         try:
             mixed = chosen_params["MAP-DP"]
-            likelihood = structured_likelihood(d.likelihood, mixed["structure"])
+            likelihood = runner.likelihood_for(d, mixed["structure"])
             prior = scaled_prior(d.X, likelihood, mixed["spread"], weight=mixed["weight"])
             # sentences wrap in the narrow settings column, where a table's text column was cut off
             for _, described in describe_priors(d.X, likelihood, prior).iterrows():
@@ -282,5 +289,7 @@ with right:
             row.update(NMI=round(float(info["nmi"].iloc[-1]), 3), ARI=round(float(info["ari"].iloc[-1]), 3))
         rows.append(row)
     st.dataframe(rows, hide_index=True, width="stretch")
+    if "MAP-DP" in algorithms and not any(r.stopped for r in runs if r.algorithm == "MAP-DP"):
+        common.show_k_evidence("explore")
     st.plotly_chart(figures.trace_figure(frames), width="stretch", key="traces",
                     config=common.chart_config("mapdp_traces"))

@@ -3,8 +3,7 @@ import numpy as np
 import streamlit as st
 
 from mapdp_core import cross_validate, map_n0, n0_grid
-from explorer import figures
-from mapdp_core.selection.auto import structured_likelihood
+from explorer import figures, runner
 from mapdp_core.selection.priors import scaled_prior
 from ui import common
 
@@ -23,7 +22,7 @@ if "tune_applied" in st.session_state:
     st.success(st.session_state.pop("tune_applied"))
 choice = common.auto_choice()
 mixed = common.mapdp_params()  # the settings in use: absolute spread and weight, the Gaussian structure
-likelihood = structured_likelihood(d.likelihood, mixed["structure"])
+likelihood = runner.likelihood_for(d, mixed["structure"])
 st.caption(f"{d.name}. Settings in use: N0 = {mixed['N0']:g}, prior spread × {mixed['spread']:g} and weight × "
            f"{mixed['weight']:g} (of the empirical-Bayes defaults).")
 
@@ -40,6 +39,7 @@ st.write(f"Chosen: **N0 = {choice.N0:g}, spread × {choice.spread:g}, weight × 
          + ".")
 with st.expander("Every candidate"):
     st.dataframe(choice.table.round(3), hide_index=True, width="stretch")
+common.show_k_evidence("tune")
 if st.button("Go back to the automatic choice", key="apply_auto"):
     for key, value in (("N0", float(choice.N0)), ("spread", 1.0), ("weight", 1.0)):
         common.apply_setting(key, value)

@@ -15,7 +15,8 @@ from contextlib import contextmanager
 import streamlit as st
 
 import mapdp_core
-from explorer import animation, runner, sharing, sources
+from explorer import animation, figures, runner, sharing, sources
+from mapdp_core import k_sentence
 from mapdp_core.models import registry
 
 #: The demo a first visitor sees: PLOS Section 5.2, where K-means fails on unequal counts.
@@ -50,7 +51,7 @@ def structured(name: str) -> tuple:
 def demo_frames(section: str):
     """MAP-DP (N0 = 3) and K-means (the true K), each the best of 3 restarts on a PLOS scenario: frames, view, axis names."""
     d = scenario(section)
-    K = int(d.truth.max() + 1)
+    K = d.true_k
     runs = [runner.run(d, "MAP-DP", {"N0": 3.0}, restarts=3), runner.run(d, "K-means", {"n_clusters": K}, restarts=3)]
     coords, names = sources.projection(d)
     return animation.animation_frames(runs, coords, None, d.truth), coords, names
@@ -312,9 +313,10 @@ def run(kind: str, params: dict, progress_text: str | None = None):
             return False  # never asks to stop by itself; the time budget does
 
         reads_numbers = registry.algorithm(kind).input == "numeric"
+        choice = auto_choice() if settings.get("start") == "search" else None  # the search's partition
         try:
             return runner.run(d, kind, settings, on_restart=restart_done, should_stop=after_step,
-                                X=numeric(d) if reads_numbers else None, **options)
+                              X=numeric(d) if reads_numbers else None, choice=choice, **options)
         finally:
             bar.empty()
 
@@ -338,11 +340,18 @@ def n0_setting() -> float:
     return float(setting("N0", auto_choice().N0))
 
 
+def start_setting() -> str:
+    """Where MAP-DP's restarts begin (:data:`explorer.runner.STARTS`): the automatic search's
+    partition, as ``MAPDP()`` does, unless Explore asked for one cluster."""
+    value = setting("start", runner.STARTS[0])
+    return value if value in runner.STARTS else runner.STARTS[0]
+
+
 def mapdp_params() -> dict:
-    """The MAP-DP settings chosen on Explore (or their defaults): N0, and the prior's spread and
-    weight as the automatic choice times the Explore knobs ("× chosen")."""
+    """The MAP-DP settings chosen on Explore (or their defaults): N0, the prior's spread and
+    weight as the automatic choice times the Explore knobs ("× chosen") and where restarts begin."""
     settings = runner.mapdp_settings(auto_choice(), n0_setting(), float(setting("spread", 1.0)),
-                                       float(setting("weight", 1.0)))
+                                     float(setting("weight", 1.0)), start_setting())
     return {**settings, "restarts": int(setting("restarts", 3)), "seed": int(setting("seed", 0)),
             "time_budget": float(setting("time_budget", 60.0))}
 
@@ -361,6 +370,25 @@ def fitted_mapdp():
     except ValueError as exc:
         plain_error(exc, "MAP-DP could not be fitted")
         st.stop()
+
+
+def show_k_evidence(page: str) -> None:
+    """How sure MAP-DP's K is, in words and a small plot (:meth:`mapdp_core.MAPDP.k_evidence`):
+    the best partitions found with fewer and more clusters, by the exact joint."""
+    params, _, model = fitted_mapdp()
+    table = cached("k_evidence", params, model.k_evidence)
+    st.markdown("**How sure is K?** " + k_sentence(table))
+    with st.expander("The best partition found at each K"):
+        st.caption("Fewer clusters: the fitted clusters merged two at a time, always the pair that loses least; more: "
+                   "the cluster whose split in two loses least, split. Each bar is how many nats (natural-log units) "
+                   "the partition's −ln p(X, z) lies above the fit's: exp(−nats) is its posterior odds against the "
+                   "fit. Above 3 nats (odds 1 : 20) is much less probable, above 5 (1 : 150) far less (Kass & "
+                   "Raftery 1995). These are odds between partitions, not a probability of each K.")
+        st.plotly_chart(figures.k_evidence_figure(table), width="stretch", key=f"{page}_k_evidence",
+                        config=chart_config("k_evidence"))
+        shown = table.drop(columns="fitted").round(3)
+        shown.attrs = {}  # the partitions stay out of the page
+        st.dataframe(shown, hide_index=True, width="stretch", key=f"{page}_k_evidence_table")
 
 
 def plain_error(exc: Exception, what: str = "That did not work") -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from collections.abc import Iterator
 
 import numpy as np
@@ -17,7 +18,8 @@ from mapdp_core.core.state import SweepState
 from mapdp_core.core.validation import check_int, restart_plan
 from mapdp_core.kernels import baseline as _bk
 
-__all__ = ["check_k", "final_labels", "initial_centres", "kmeans_labels", "lloyd", "plusplus", "tolerance"]
+__all__ = ["check_k", "final_labels", "initial_centres", "kmeans_labels", "lloyd", "plusplus", "standardized_view",
+           "tolerance"]
 
 
 def plusplus(X: np.ndarray, K: int, rng: np.random.Generator) -> np.ndarray:
@@ -137,3 +139,27 @@ def kmeans_labels(X: np.ndarray, n_clusters: int, random_state, max_iter: int = 
     for state in lloyd(X, centres, max_iter, tolerance(X, tol)):
         pass
     return final_labels(X, state)
+
+
+def standardized_view(parsed, rows: np.ndarray | None = None) -> np.ndarray:
+    """The parsed rows (``rows``: a subset, default all) as numbers K-means can read: every
+    column z-scored on those rows, a categorical column one-hot, a gap at its column's mean
+    (0 after scaling). C-contiguous float64."""
+    family = {c: b.family for b in parsed.blocks for c in b.columns}
+    X = parsed.X if rows is None else parsed.X[rows]
+    parts = []
+    for j in range(X.shape[1]):
+        x = X[:, j]
+        if family.get(j) == "categorical":
+            levels = np.unique(x[~np.isnan(x)])
+            cols = (x[:, None] == levels[None, :]).astype(float)
+            cols[np.isnan(x)] = np.nan
+        else:
+            cols = x[:, None]
+        with np.errstate(invalid="ignore", over="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a column with no value among these rows: all 0
+            sd = np.nanstd(cols, axis=0) if len(cols) else np.ones(cols.shape[1])
+            z = (cols - np.nanmean(cols, axis=0)) / np.where(sd > 0, sd, 1.0)
+        parts.append(np.nan_to_num(z, nan=0.0, posinf=0.0, neginf=0.0))
+    Z = np.hstack(parts) if parts else np.zeros((len(X), 0))
+    return np.ascontiguousarray(Z, dtype=np.float64)

@@ -368,6 +368,34 @@ class MAPDP(SweepEstimator):
         # 400 000 rows), and again after unpickling
         self._parsed = parsed
         self._model = _OnFirstUse()
+        self._k_evidence = None  # k_evidence() of this fit, computed when first asked
+
+    def k_evidence(self, more: int = 2):
+        """How sure the fitted K is: the fitted partition beside the best partitions found with
+        every smaller K (greedy merges of its clusters) and ``more`` larger K (greedy splits),
+        each with its exact -ln p(X, z | N0, theta0) and ``delta``, nats above the fit (so
+        exp(-delta) is that partition's posterior odds against the fit); see
+        :func:`mapdp_core.engine.k_evidence.k_evidence`, and
+        :func:`~mapdp_core.engine.k_evidence.k_sentence` for the table in words.
+
+        Computed at the first call (one pass over each cluster's rows per merge or split tried)
+        and kept; returns a copy.
+        """
+        from sklearn.utils.validation import check_is_fitted
+
+        from mapdp_core.engine.k_evidence import k_evidence
+
+        check_is_fitted(self, "labels_")
+        more = check_int(more, "more", 0)
+        kept = getattr(self, "_k_evidence", None)
+        if kept is None or kept[0] != more:
+            seed = self.random_state if isinstance(self.random_state, numbers.Integral) else 0
+            kept = (more, k_evidence(self._parsed, np.asarray(self.labels_, dtype=np.int64), float(self.N0_),
+                                     more=more, seed=int(seed)))
+            self._k_evidence = kept
+        table = kept[1].copy()
+        table.attrs = {"partitions": {k: v.copy() for k, v in kept[1].attrs["partitions"].items()}}
+        return table
 
     def impute(self):
         """The training data with each missing entry filled from its row's cluster (for

@@ -66,7 +66,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from mapdp_core.engine.lloyd import kmeans_labels
+from mapdp_core.engine.lloyd import kmeans_labels, standardized_view
 from mapdp_core.engine.model_data import ModelData, extend_partition
 from mapdp_core.core.encoding import encode_column
 from mapdp_core.core.estimator import run_many
@@ -523,22 +523,8 @@ def _check_structure(X, likelihood, best, results, rng, workers, prior_for, rows
 
 def _oversegmented(parsed, seed: int) -> np.ndarray:
     """A deliberately fine start: K-means with about sqrt(N)/2 (at most 16) clusters on the
-    columns z-scored (categories one-hot, gaps at the column mean)."""
-    family = {c: b.family for b in parsed.blocks for c in b.columns}
-    parts = []
-    for j in range(parsed.X.shape[1]):
-        x = parsed.X[:, j]
-        if family.get(j) == "categorical":
-            levels = np.unique(x[~np.isnan(x)])
-            cols = (x[:, None] == levels[None, :]).astype(float)
-            cols[np.isnan(x)] = np.nan
-        else:
-            cols = x[:, None]
-        with np.errstate(invalid="ignore", over="ignore"):
-            sd = np.nanstd(cols, axis=0)
-            z = (cols - np.nanmean(cols, axis=0)) / np.where(sd > 0, sd, 1.0)
-        parts.append(np.nan_to_num(z, nan=0.0, posinf=0.0, neginf=0.0))
-    Z = np.hstack(parts)
+    columns z-scored (categories one-hot, gaps at the column mean; :func:`standardized_view`)."""
+    Z = standardized_view(parsed)
     N = len(Z)
     k = int(min(16, max(2, round(math.sqrt(N) / 2)), N))
-    return kmeans_labels(np.ascontiguousarray(Z, dtype=np.float64), k, seed)
+    return kmeans_labels(Z, k, seed)

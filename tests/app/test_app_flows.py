@@ -278,6 +278,40 @@ def test_home_does_not_say_kmeans_fails_on_5_5(at):
     assert at.selectbox(key="w_builtin").value.startswith("PLOS 5.5")
 
 
+@pytest.mark.parametrize("section", report.scenarios_by_kmeans()["fails"])
+def test_mapdp_beats_kmeans_on_every_demo_where_kmeans_fails(section):
+    """Opened from Home, MAP-DP at the chosen settings (the library's answer: the search's start)
+    beats K-means told the true K, in Explore's table and in Compare's mean over restarts."""
+    at = _app(algorithms="MAP-DP,K-means")
+    at.switch_page("pages/home.py").run()
+    at.button(key=f"demo_{section}").click().run()
+    at.switch_page("pages/explore.py").run()
+    _ok(at)
+    assert at.session_state["data"].name.startswith(f"PLOS {section}")
+    shown = _table(at, {"algorithm", "K", "NMI"}).set_index("algorithm")
+    assert shown.loc["MAP-DP", "NMI"] > shown.loc["K-means", "NMI"], shown
+    at.switch_page("pages/compare.py").run()
+    at.multiselect(key="w_cmp_algorithms").set_value(["MAP-DP", "K-means"]).run()
+    _ok(at)
+    summary = _table(at, {"algorithm", "nmi mean"}).set_index("algorithm")
+    assert summary.loc["MAP-DP", "restarts"] == 5
+    assert summary.loc["MAP-DP", "nmi mean"] > summary.loc["K-means", "nmi mean"], summary
+
+
+def test_explore_tune_and_subtypes_say_how_sure_k_is(at):
+    """K with its uncertainty, in words and a small plot, on every page that reports MAP-DP's K."""
+    shown_k = int(_table(at, {"algorithm", "K"}).set_index("algorithm").loc["MAP-DP", "K"])
+    for page in ("explore", "tune", "subtypes"):
+        if page != "explore":
+            at.switch_page(f"pages/{page}.py").run()
+        _ok(at)
+        said = [m.value for m in at.markdown if m.value.startswith("**How sure is K?**")]
+        assert len(said) == 1 and f"K = {shown_k}." in said[0] and "nats" in said[0], said
+        bars = _chart(at, f"{page}_k_evidence")["data"][0]
+        assert shown_k in bars["x"] and 1 in bars["x"]
+        assert bars["text"][list(bars["x"]).index(shown_k)] == "fit"
+
+
 # ----------------------------------------------------------------------------- 9. settings, exports, N0
 
 def test_a_link_with_settings_sets_them_and_share_writes_them():

@@ -254,3 +254,63 @@ def test_the_apps_run_at_the_chosen_settings_is_mapdps_with_those_settings(scena
     refit = clone(r.estimator).fit(scenario.X)
     assert np.array_equal(refit.labels_, r.final.labels)
     assert refit.N0_ == choice.N0
+
+
+def _uploaded(d):
+    """``d``'s table as a user would upload it, families as the Data page suggests them."""
+    label = d.table.columns[-1]
+    return sources.table_data(d.table, roles={label: "label"}), d.table.drop(columns=[label])
+
+
+@pytest.mark.parametrize("make", [lambda: (sources.scenario_data("5.3", n=800, seed=3),) * 2,
+                                  lambda: _uploaded(sources.clinical_data(n=200, n_subtypes=3, missing_rate=0.15,
+                                                                          seed=2)),
+                                  lambda: _uploaded(sources.builtin_data("palmer_penguins"))],
+                         ids=["scenario-block", "mixed-with-gaps", "text-columns"])
+def test_the_apps_mapdp_is_the_librarys_answer_on_the_raw_table(make):
+    """One answer: at the chosen settings the app's recorded run gives what ``MAPDP()`` gives on
+    the raw table (structure, prior, N0 and the search's start), partition and joint."""
+    d, raw = make()
+    raw = raw.X if isinstance(raw, sources.AppData) else raw
+    choice = runner.auto_settings(d)
+    r = runner.run(d, "MAP-DP", runner.mapdp_settings(choice), restarts=3, seed=0, choice=choice)
+    m = MAPDP(random_state=0, n_init=3).fit(raw)
+    assert r.final.n_clusters == m.n_clusters_
+    assert np.array_equal(r.final.labels, m.labels_)
+    assert r.restarts["objective"].min() == pytest.approx(m.neg_log_joint_, rel=1e-12)
+    # without the choice the runner makes the same one
+    again = runner.run(d, "MAP-DP", runner.mapdp_settings(choice), restarts=3, seed=0)
+    assert np.array_equal(again.final.labels, r.final.labels)
+
+
+def test_search_likelihood_reads_default_blocks_as_real_columns_and_keeps_a_users_mix(scenario, clinical):
+    split, free = runner.search_likelihood(scenario)  # a scenario's default (x, y) block
+    assert free and split == {"x": "normal_gamma", "y": "normal_gamma"}
+    assert runner.likelihood_for(scenario, "joint") == {("x", "y"): "normal_wishart"}
+    assert runner.likelihood_for(scenario, "independent") == split
+    assert runner.likelihood_for(scenario, None) == scenario.likelihood
+    real = [c for c in clinical.features if clinical.family_of(c) == "normal_gamma"]
+    assert len(real) >= 3
+    mixed = sources.with_likelihood(clinical, {real[0]: "normal_wishart", real[1]: "normal_wishart"})
+    kept, free = runner.search_likelihood(mixed)  # a block beside independent real columns: the user's choice
+    assert not free and kept == mixed.likelihood
+    assert runner.auto_settings(mixed).structure == "independent"
+    assert runner.likelihood_for(mixed, "independent") == mixed.likelihood
+
+
+def test_the_start_setting_is_checked_and_one_cluster_starts_from_one_cluster(scenario):
+    choice = runner.auto_settings(scenario)
+    with pytest.raises(ValueError, match="starts from one of"):
+        runner.mapdp_settings(choice, start="middle")
+    r = runner.run(scenario, "MAP-DP", runner.mapdp_settings(choice, start="one cluster"), restarts=1)
+    assert r.states[0].n_clusters == 1 or r.estimator.init is None
+    assert r.estimator.init is None
+    searched = runner.run(scenario, "MAP-DP", runner.mapdp_settings(choice), restarts=1, choice=choice)
+    assert searched.estimator.init is not None and len(searched.estimator.init) == scenario.n_rows
+
+
+def test_a_scenario_tells_kmeans_its_clusters_not_its_outliers():
+    d = sources.scenario_data("5.3", n=800, seed=0)
+    assert int(d.truth.max() + 1) == 5 and d.true_k == 3  # two outlier pairs are classes, not clusters to ask for
+    assert sources.scenario_data("5.2", n=800, seed=0).true_k == 3
+    assert sources.clinical_data(n=60, seed=0).true_k == int(sources.clinical_data(n=60, seed=0).truth.max() + 1)

@@ -1,0 +1,218 @@
+"""How sure is K? The exact joint of the best partitions found at neighbouring numbers of clusters.
+
+MAP-DP returns one partition z, the (local) maximum of p(z | X, N0, theta0). Its K is as
+believable as the partitions with other K are improbable beside it. For a fitted partition
+this module finds, with the exact collapsed joint (PLOS eqs 11-12, ``ModelData.neg_log_joint``)
+
+* fewer clusters: the greedy merge path, at each step the merge of the two clusters that
+  raises -ln p(X, z) least, down to one cluster (the agglomerative step of Baudry, Raftery,
+  Celeux, Lo & Gottardo 2010 and Hennig 2010, scored here by the model's own joint instead
+  of an entropy or a classification criterion);
+* more clusters: the best split of one cluster in two (2-means on the standardised columns,
+  then the exact joint), twice in a row.
+
+Each row is then a partition with its K and -ln p(X, z); ``delta`` = its -ln p minus the
+fitted one's, in nats, so exp(-delta) is the posterior odds of that partition against the
+fitted one (Bayes' rule: the evidence p(X) cancels). A large delta at K - 1 and K + 1 says
+that no nearby partition with another K comes close; a small one, that K is uncertain.
+These are odds between two partitions, not between two values of K (each K sums over many
+partitions); the scale of Kass & Raftery (1995, JASA 90:773) for log odds, ln 3 ~ 1.1
+("positive"), 3 ("strong") and 5 ("very strong"), reads them in words
+(:data:`ODDS_WORDS`).
+
+Cost: one pass over the rows of each cluster per merge or split tried, O(K N) in all for the
+first merge step (every pair), O(N) per later step.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from scipy.special import gammaln
+
+from mapdp_core.core.spec import ParsedData
+from mapdp_core.engine.lloyd import kmeans_labels, standardized_view
+from mapdp_core.engine.model_data import ModelData
+
+__all__ = ["ODDS_WORDS", "k_evidence", "k_sentence", "odds_words"]
+
+#: (least log odds in nats, words) in increasing order: Kass & Raftery (1995), Section 3.2,
+#: their 2 ln B thresholds 2, 6 and 10 halved.
+ODDS_WORDS = ((0.0, "about as probable"), (1.0, "somewhat less probable"), (3.0, "much less probable"),
+              (5.0, "far less probable"))
+
+
+def odds_words(delta: float) -> str:
+    """How much less probable a partition ``delta`` nats above the fitted one is, in words."""
+    words = ODDS_WORDS[0][1]
+    for bound, said in ODDS_WORDS:
+        if delta >= bound:
+            words = said
+    return words
+
+
+def _subset(parsed: ParsedData, rows: np.ndarray) -> ParsedData:
+    return ParsedData(X=np.ascontiguousarray(parsed.X[rows]), names=parsed.names, blocks=parsed.blocks,
+                      categories=parsed.categories)
+
+
+def _cost(parsed: ParsedData, rows: np.ndarray, n0: float) -> float:
+    """-ln p(X_S | theta0) plus the data-only constants of the rows S, as one cluster: the
+    part of -ln p(X, z) that a cluster contributes besides the CRP's counts."""
+    model = ModelData(_subset(parsed, rows))
+    model.start(np.zeros(len(rows), dtype=np.int64))
+    n = float(len(rows))
+    log_crp_one = math.log(n0) + math.lgamma(n) + math.lgamma(n0) - math.lgamma(n0 + n)
+    return model.neg_log_joint(1, n0) + log_crp_one
+
+
+def _crp(sizes, n0: float, N: int) -> float:
+    """-ln CRP(z; N0) of a partition with these cluster sizes (PLOS eq 12)."""
+    sizes = np.asarray(sizes, dtype=float)
+    return -(len(sizes) * math.log(n0) + float(gammaln(sizes).sum()) + math.lgamma(n0) - math.lgamma(n0 + N))
+
+
+def _split(parsed: ParsedData, rows: np.ndarray, seed: int):
+    """The two halves 2-means gives the rows of one cluster (on their standardised columns),
+    or None when they cannot be split."""
+    if len(rows) < 4:
+        return None
+    Z = standardized_view(parsed, rows)
+    if Z.shape[1] == 0 or not np.any(Z):
+        return None
+    halves = kmeans_labels(Z, 2, seed)
+    if halves.min() == halves.max():
+        return None
+    return rows[halves == 0], rows[halves == 1]
+
+
+def k_evidence(parsed: ParsedData, labels: np.ndarray, n0: float, *, more: int = 2, seed: int = 0) -> pd.DataFrame:
+    """The fitted partition ``labels`` (0..K-1) of ``parsed`` beside the best partitions found at
+    every smaller K (greedy merges) and at ``more`` larger K (greedy splits), by the exact joint.
+
+    Returns
+    -------
+    DataFrame
+        One row per K, sorted: ``K``, ``neg_log_joint`` (-ln p(X, z | N0, theta0) of that
+        partition), ``delta`` (that minus the fitted partition's, nats; 0 for the fitted one;
+        negative if a merge or split found a better partition than the fit), ``how`` (in words)
+        and ``fitted`` (True for the fitted partition). ``attrs["partitions"]`` maps K to the
+        labels of each partition.
+    """
+    labels = np.asarray(labels, dtype=np.int64)
+    N = len(labels)
+    K = int(labels.max()) + 1
+    groups = [np.flatnonzero(labels == k) for k in range(K)]
+    costs = [_cost(parsed, g, n0) for g in groups]
+    fitted = _crp([len(g) for g in groups], n0, N) + sum(costs)
+    rows = [{"K": K, "neg_log_joint": fitted, "how": "the fitted partition", "fitted": True}]
+    partitions = {K: labels.copy()}
+
+    # fewer clusters: merge the pair that costs least, again and again
+    ids = list(range(K))
+    members = dict(enumerate(groups))
+    cost = dict(enumerate(costs))
+    names = {k: str(k) for k in range(K)}
+    pair_cost: dict[tuple, float] = {}
+    next_id = K
+    while len(ids) > 1:
+        best = None
+        for a_pos, a in enumerate(ids):
+            for b in ids[a_pos + 1:]:
+                if (a, b) not in pair_cost:
+                    pair_cost[(a, b)] = _cost(parsed, np.sort(np.concatenate([members[a], members[b]])), n0)
+                na, nb = len(members[a]), len(members[b])  # and the CRP's counts: Gamma(n_a + n_b) for two
+                gain = (pair_cost[(a, b)] - cost[a] - cost[b]
+                        - math.lgamma(na + nb) + math.lgamma(na) + math.lgamma(nb))
+                if best is None or gain < best[0]:
+                    best = (gain, a, b)
+        _, a, b = best
+        members[next_id] = np.sort(np.concatenate([members.pop(a), members.pop(b)]))
+        cost[next_id] = pair_cost[(a, b)]
+        names[next_id] = f"{names[a]}+{names[b]}"
+        ids = [i for i in ids if i not in (a, b)] + [next_id]
+        next_id += 1
+        sizes = [len(members[i]) for i in ids]
+        merged = np.empty(N, dtype=np.int64)
+        for new, i in enumerate(ids):
+            merged[members[i]] = new
+        partitions[len(ids)] = merged
+        rows.append({"K": len(ids), "neg_log_joint": _crp(sizes, n0, N) + sum(cost[i] for i in ids),
+                     "how": "clusters " + ", ".join(f"({names[i]})" if "+" in names[i] else names[i] for i in ids),
+                     "fitted": False})
+
+    # more clusters: split the cluster whose best split in two costs least, ``more`` times
+    current = [(str(k), g, c) for k, (g, c) in enumerate(zip(groups, costs))]
+    for step in range(int(more)):
+        best = None
+        for pos, (name, rows_k, c) in enumerate(current):
+            halves = _split(parsed, rows_k, seed + step)
+            if halves is None:
+                continue
+            c1, c2 = _cost(parsed, halves[0], n0), _cost(parsed, halves[1], n0)
+            sizes = [len(g) for _, g, _ in current if g is not rows_k] + [len(halves[0]), len(halves[1])]
+            total = _crp(sizes, n0, N) + sum(cc for _, g, cc in current if g is not rows_k) + c1 + c2
+            if best is None or total < best[0]:
+                best = (total, pos, halves, c1, c2)
+        if best is None:
+            break
+        total, pos, halves, c1, c2 = best
+        name = current[pos][0]
+        current = current[:pos] + current[pos + 1:] + [(f"{name}a", halves[0], c1), (f"{name}b", halves[1], c2)]
+        split = np.empty(N, dtype=np.int64)
+        for new, (_, g, _) in enumerate(current):
+            split[g] = new
+        partitions[len(current)] = split
+        rows.append({"K": len(current), "neg_log_joint": total,
+                     "how": f"cluster {name} split in two" if step == 0 else f"then cluster {name} split in two",
+                     "fitted": False})
+
+    table = pd.DataFrame(rows).sort_values("K", ignore_index=True)
+    table.insert(2, "delta", table["neg_log_joint"] - fitted)
+    table = table[["K", "neg_log_joint", "delta", "how", "fitted"]]
+    table.attrs["partitions"] = partitions
+    return table
+
+
+def _nats(delta: float) -> str:
+    return f"{delta:,.0f}" if abs(delta) >= 100 else f"{delta:.3g}"
+
+
+def k_sentence(table: pd.DataFrame) -> str:
+    """:func:`k_evidence`'s table in one or two sentences: the fitted K, how much less probable
+    the best partitions found with one cluster fewer and one more are (nats and words), and any
+    other K within 3 nats; a partition better than the fit is said as such (the fit stopped in
+    a local optimum)."""
+    fitted = table.loc[table["fitted"]].iloc[0]
+    K = int(fitted["K"])
+    parts = []
+    for k in (K - 1, K + 1):
+        row = table.loc[table["K"] == k]
+        if len(row) and row["delta"].iloc[0] >= 0:
+            delta = float(row["delta"].iloc[0])
+            parts.append(f"with K = {k}, {_nats(delta)} nats (odds about 1 : {_odds(delta)}: {odds_words(delta)})")
+    text = f"K = {K}."
+    if parts:
+        text += " Beside it, the best partition found " + " and ".join(parts) + "."
+    close = table.loc[~table["fitted"] & (table["delta"] >= 0) & (table["delta"] < 3.0)
+                      & ~table["K"].isin([K - 1, K + 1])]
+    if len(close):
+        text += " Also within 3 nats: " + ", ".join(f"K = {int(r.K)} ({_nats(r.delta)} nats)"
+                                                    for r in close.itertuples()) + "."
+    better = table.loc[table["delta"] < 0]
+    if len(better):
+        r = better.sort_values("delta").iloc[0]
+        text += (f" A partition with K = {int(r['K'])} ({r['how']}) is more probable than the fit by "
+                 f"{_nats(-float(r['delta']))} nats: the fit stopped in a local optimum; more restarts may find it.")
+    return text
+
+
+def _odds(delta: float) -> str:
+    """e^delta, rounded for reading."""
+    if delta > 690:
+        return "e^" + f"{delta:,.0f}"
+    value = math.exp(delta)
+    if value >= 1e6:
+        return f"{value:.0e}".replace("e+0", "e").replace("e+", "e")
+    return f"{value:,.0f}" if value >= 10 else f"{value:.2g}"
