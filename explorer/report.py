@@ -109,6 +109,8 @@ def decoded_features(data: AppData, X: pd.DataFrame) -> pd.DataFrame:
         x = col.to_numpy(dtype=float)
         if "center" in enc:
             x = x * enc["scale"] + enc["center"]
+        if "step" in enc:  # a binomial scale stored as floats: level numbers back to values
+            x = x * enc["step"]
         if "shift" in enc:
             x = x + enc["shift"]
         out[c] = x

@@ -22,7 +22,8 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-__all__ = ["YES_TOKENS", "as_numeric", "category_codes", "codes_of", "encode_column", "encode_new_column",
+__all__ = ["MAX_SCALE_LEVELS", "YES_TOKENS", "as_numeric", "lattice", "stored_whole",
+           "category_codes", "codes_of", "encode_column", "encode_new_column",
            "encode_new_rows", "examples", "is_yes", "sorted_categories", "unseen_notes"]
 
 #: Cell values (compared stripped and lower-cased) that mean "yes / present" in clinical
@@ -51,6 +52,58 @@ def as_numeric(s: pd.Series) -> pd.Series | None:
         out[present.index] = conv.astype(float)
         return out
     return None
+
+
+#: The most levels a column stored as floats may have to be read as an ordinal scale (binomial
+#: over its levels, :func:`lattice`): n = 10 trials, as for whole numbers 0..10.
+MAX_SCALE_LEVELS = 11
+
+
+def stored_whole(s: pd.Series) -> bool:
+    """Whether the column is stored as whole numbers: an integer or boolean dtype (numpy's or
+    pandas' nullable ones), Python ints, or text cells written without a decimal part ("3",
+    not "3.0"). A float column is not, even when its values happen to be whole: a unit can make
+    them so (1.234 kg is 1234 g), so whole values alone are no evidence of counting."""
+    if pd.api.types.is_bool_dtype(s.dtype) or pd.api.types.is_integer_dtype(s.dtype):
+        return True
+    if pd.api.types.is_float_dtype(s.dtype):
+        return False
+    present = s.dropna()
+    if present.empty:
+        return False
+    kind = pd.api.types.infer_dtype(present, skipna=True)
+    if kind in ("integer", "boolean"):
+        return True
+    if kind in ("string", "mixed"):
+        return bool(present.astype(str).str.strip().str.fullmatch(r"[+-]?\d+").all())
+    return False
+
+
+def lattice(values: np.ndarray, max_levels: int | None = None) -> tuple[float, float] | None:
+    """The evenly spaced levels the finite ``values`` sit on, as ``(step, origin)``: every value
+    is origin + step * j for a whole j >= 0, with origin 0 when the levels, continued down, reach
+    0 (values 2, 4, 6 in steps of 2), else the smallest value. None when the values are not on
+    such levels (or need more than ``max_levels`` of them from origin to the largest value).
+
+    Scale-free: ``lattice(c * values)`` is ``(c * step, c * origin)`` for any c > 0, so a rule
+    built on it does not depend on a column's unit."""
+    v = np.unique(np.asarray(values, dtype=float))
+    v = v[np.isfinite(v)]
+    if v.size < 2:
+        return None
+    gaps = np.diff(v)
+    for k in range(1, 11):  # the step may divide the smallest gap: levels 0, 0.4, 1.0 are 0.2 apart
+        step = float(gaps.min()) / k
+        j = (v - v[0]) / step
+        if np.all(np.abs(j - np.round(j)) <= 1e-6):  # rounding error of decimals, not a coincidence
+            break
+    else:
+        return None
+    first = v[0] / step
+    origin = 0.0 if (abs(first - round(first)) <= 1e-6 and round(first) >= 0) else float(v[0])
+    if max_levels is not None and round((v[-1] - origin) / step) + 1 > max_levels:
+        return None
+    return step, origin
 
 
 def examples(values, k: int = 4) -> str:
@@ -100,9 +153,12 @@ def encode_column(s: pd.Series, family: str, name, *, max_categories: int,
     """One feature column of a user table as ``(float array, encoding)`` for ``family``.
 
     The encoding is ``{"codes": labels}`` for bernoulli and categorical columns (label of
-    code 0, 1, ...), ``{"shift": m}`` for a binomial column with negative values (m was
-    subtracted), else ``{}``. Infinite values become missing. Raises ValueError when the
-    column does not fit the family; calls ``warn`` for what is kept with a caveat.
+    code 0, 1, ...); for a binomial column ``{"shift": m}`` when m was subtracted (a scale
+    with negative values, or levels that do not reach 0) and ``{"step": h}`` when the result
+    was divided by h (numbers stored as floats, on evenly spaced levels h apart:
+    :func:`lattice`, so that 1 000 g and 1 kg give the same trials); else ``{}``. Infinite
+    values become missing. Raises ValueError when the column does not fit the family; calls
+    ``warn`` for what is kept with a caveat.
     """
     num = as_numeric(s)
     if family in ("bernoulli", "categorical"):
@@ -138,9 +194,31 @@ def encode_column(s: pd.Series, family: str, name, *, max_categories: int,
     enc = {}
     if family == "binomial":
         lo = np.nanmin(x) if np.isfinite(x).any() else 0.0
-        if lo < 0:
-            x = x - lo
-            enc["shift"] = float(lo)
+        if stored_whole(s):  # counts of 0..n, or a scale shifted to start at 0
+            if lo < 0:
+                x = x - lo
+                enc["shift"] = float(lo)
+            return x, enc
+        # numbers stored as floats: the levels of an ordinal scale, whatever the unit (the
+        # Data page suggests binomial for such a column; other floats must be whole already)
+        grid = lattice(x, MAX_SCALE_LEVELS)
+        if grid is None:
+            grid = lattice(x)
+            if grid is not None and round((np.nanmax(x) - lo) / grid[0]) + 1 <= MAX_SCALE_LEVELS:
+                grid = (grid[0], float(lo))
+            else:
+                grid = None
+        if grid is not None and grid != (1.0, 0.0):
+            step, origin = grid
+            if step != 1.0:
+                warn(f"column '{name}': binomial counts its levels {examples(np.unique(x[np.isfinite(x)]))} as "
+                     f"0, 1, 2, ... (steps of {step:g}" + (f" from {origin:g}" if origin else "") + ").")
+            if origin != 0.0:
+                x = x - origin
+                enc["shift"] = origin
+            if step != 1.0:
+                x = np.round(x / step)  # exactly whole: the level's number
+                enc["step"] = step
     return x, enc
 
 
@@ -207,6 +285,8 @@ def encode_new_column(s: pd.Series, encoding: dict, name, *, unseen: list | None
     x = x.to_numpy(dtype=float)
     if "shift" in encoding:
         x = x - encoding["shift"]
+    if "step" in encoding:
+        x = x / encoding["step"]
     if "center" in encoding:
         x = (x - encoding["center"]) / encoding["scale"]
     return x

@@ -69,6 +69,13 @@ class ModelData:
 
         self.fams = tuple(build(slot, module) for slot, module in enumerate(KERNEL_SLOTS))
         self.n_fixed = tuple(m.N_FIXED for m in KERNEL_SLOTS)
+        # A Normal-Wishart block with gaps enters the joint by the chain rule over its observed
+        # entries (normal_wishart.observed_log_marginals), which needs the labelling: the one
+        # ``start`` loaded (the sweeps update that array in place) unless one is passed, and
+        # the stored rows in the input's order (``input_rows``; None: stored in input order).
+        self.nw_gaps = bool(by_slot[_NW]) and normal_wishart.has_gaps(self.fams[_NW])
+        self.labels = None
+        self.input_rows = None
         self.cnt = np.zeros(cap)
         self.logcnt = np.zeros(cap)
         # Per-row terms that never change: the prior predictive (new-cluster) score and
@@ -141,6 +148,7 @@ class ModelData:
             self._rebuild(np.arange(0), 2 * self.capacity)
         dp_mixture.reset_slots(0, self.capacity, self.cnt, self.logcnt, self.fams)
         dp_mixture.move_rows(order, labels, 1, self.cnt, self.logcnt, self.fams)
+        self.labels = labels
         return K
 
     def compact(self, labels: np.ndarray, K: int) -> int:
@@ -184,20 +192,40 @@ class ModelData:
                            for j, (name, a) in enumerate(zip(module.LAYOUT, fam)))
                      for module, fam in zip(KERNEL_SLOTS, fams))
 
-    def neg_log_joint(self, K: int, n0: float, n_rows: int | None = None, pconst: float | None = None) -> float:
+    def neg_log_joint(self, K: int, n0: float, n_rows: int | None = None, pconst: float | None = None,
+                      labels: np.ndarray | None = None) -> float:
         """Exact -ln p(X, z | N0, theta0) = -ln CRP(z; N0) - sum_k ln p(X_k | theta0).
 
         By default over every row; a one-pass method whose statistics hold only the ``n_rows``
-        rows seen so far passes their number and the sum of their data-only constants."""
+        rows seen so far passes their number and the sum of their data-only constants (and its
+        ``labels``, -1 for rows not seen). For a Normal-Wishart block with gaps, ln p(X_k) is
+        that of its observed entries (:meth:`log_marginals`)."""
         n_rows = self.N if n_rows is None else n_rows
         if n_rows == 0:
             return 0.0
         sizes = self.cnt[:K]
         log_crp = (K * math.log(n0) + float(gammaln(sizes).sum())
                    + math.lgamma(n0) - math.lgamma(n0 + n_rows))
-        lm = np.empty(K)
-        dp_mixture.log_marginals(K, self.fams, lm)
+        lm = self.log_marginals(K, labels)
         return -log_crp - float(lm.sum()) + (self.pconst_total if pconst is None else pconst)
+
+    def log_marginals(self, K: int, labels: np.ndarray | None = None) -> np.ndarray:
+        """ln p(X_k | theta0) for k < K, without the data-only constants: every family's closed
+        form, except a Normal-Wishart block with gaps, whose term counts its observed cells only
+        (``normal_wishart.observed_log_marginals``: the chain rule over each cluster's rows in
+        the input's order, which needs ``labels``, by default the array ``start`` loaded). Without
+        such labels (a caller that never called ``start`` nor passed them), that block's closed
+        form of the completed rows."""
+        lm = np.empty(K)
+        labels = self.labels if labels is None else labels
+        if not (self.nw_gaps and labels is not None):
+            dp_mixture.log_marginals(K, self.fams, lm)
+            return lm
+        nw = self.fams[_NW]
+        cap = nw[normal_wishart.N_FIXED].shape[0]
+        others = self.fams[:_NW] + (normal_wishart.empty(self.N, cap),) + self.fams[_NW + 1:]
+        dp_mixture.log_marginals(K, others, lm)
+        return lm + normal_wishart.observed_log_marginals(nw, labels, K, self.input_rows)
 
     def imputation_values(self, K: int) -> np.ndarray:
         """(K, D) value per cluster and column with which a missing entry is filled for display

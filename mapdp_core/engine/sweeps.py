@@ -115,6 +115,7 @@ def run_sweeps(parsed: ParsedData, N0: float, order: np.ndarray, tol: float, max
     model = ModelData(parsed)
     if inverse is not None:  # the data-only constants summed in the rows' own order, as without the copy
         model.pconst_total = float(model.pconst[inverse].sum())
+        model.input_rows = inverse  # and a gappy Normal-Wishart block's chain rule in that order too
     labels = np.zeros(N, dtype=np.int64) if init is None else np.array(init, dtype=np.int64)[order]
     K = model.start(labels, identity)
     log_n0 = math.log(N0)
@@ -171,7 +172,7 @@ def _sweeps_of(model, labels, K, order, visit, inverse, N0, log_n0, tol, max_ite
         converged = rng is None and abs(E_old - E) < tol
         state = SweepState(
             iteration=iteration, labels=labels if inverse is None else labels[inverse], n_clusters=K, objective=E,
-            neg_log_joint=model.neg_log_joint(K, N0), n_changed=changed,
+            neg_log_joint=model.neg_log_joint(K, N0, labels=labels), n_changed=changed,
             cluster_sizes=sizes.astype(np.int64), summaries=model.summaries(K),
             elapsed=time.perf_counter() - t0, converged=converged,
             algorithm="MAP-DP" if rng is None else "Gibbs",

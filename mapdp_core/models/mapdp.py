@@ -419,8 +419,8 @@ class MAPDP(SweepEstimator):
             for name, enc in auto.encodings.items():
                 if "codes" in enc:
                     categories[name] = enc["codes"]
-                elif "shift" in enc:
-                    frame[name] = frame[name] + enc["shift"]
+                else:  # a binomial scale: its levels back to the table's values (level * step + shift)
+                    frame[name] = frame[name] * enc.get("step", 1.0) + enc.get("shift", 0.0)
         for name, labels in categories.items():
             frame[name] = pd.Categorical.from_codes(frame[name].astype(int), categories=labels).astype(object)
         return frame, pd.DataFrame(missing, columns=self._parsed.names)

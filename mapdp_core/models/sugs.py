@@ -109,7 +109,7 @@ def _run(parsed, grid: np.ndarray, grid_weights: np.ndarray, order: np.ndarray, 
         yield SweepState(
             iteration=frame, labels=labels, n_clusters=K,
             objective=score + pconst_seen,  # -ln p(x_seen, z_seen), sequentially (marginal over a grid)
-            neg_log_joint=model.neg_log_joint(K, alpha, done, pconst_seen),
+            neg_log_joint=model.neg_log_joint(K, alpha, done, pconst_seen, labels=labels),
             n_changed=done - first, cluster_sizes=model.cnt[:K].astype(np.int64), summaries=model.summaries(K),
             elapsed=time.perf_counter() - t0, converged=done == N, algorithm=algorithm,
         )

@@ -177,7 +177,8 @@ def auto_likelihood(X) -> AutoData:
         s = frame[c]
         if isinstance(s.dtype, pd.CategoricalDtype):
             frame[c] = s.astype(object).where(s.notna(), None)
-        elif pd.api.types.is_extension_array_dtype(s.dtype) and pd.api.types.is_numeric_dtype(s.dtype):
+        elif (pd.api.types.is_extension_array_dtype(s.dtype) and pd.api.types.is_numeric_dtype(s.dtype)
+              and not pd.api.types.is_integer_dtype(s.dtype)):  # nullable integers stay: they are stored whole
             frame[c] = s.astype("float64")
         elif pd.api.types.is_bool_dtype(s.dtype) or (s.dtype == object and s.dropna().map(type).eq(bool).all()
                                                       and s.notna().any()):

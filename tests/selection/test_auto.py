@@ -202,8 +202,13 @@ def test_auto_likelihood_reports_families_and_reasons_for_arrays_and_frames():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         auto = auto_likelihood(X)
-    assert list(auto.likelihood.values()) == ["normal_gamma", "bernoulli", "poisson"]
+    # a float array holds its whole numbers as floats, which a unit can make whole: no evidence of
+    # counting, so the third column is a measurement (issue 24); the same counts stored as integers are counts
+    assert list(auto.likelihood.values()) == ["normal_gamma", "bernoulli", "normal_gamma"]
+    assert "stored as decimals" in auto.table["reason"].iloc[2]
     assert list(auto.X.columns) == ["0", "1", "2"] and auto.dropped.empty
+    typed = pd.DataFrame({"x": X[:, 0], "flag": X[:, 1].astype(int), "k": X[:, 2].astype(int)})
+    assert list(auto_likelihood(typed).likelihood.values()) == ["normal_gamma", "bernoulli", "poisson"]
     frame = pd.DataFrame({"flag": [True, False] * 10, "n": pd.array([1, 2, None, 4] * 5, dtype="Int64")})
     auto = auto_likelihood(frame)
     assert auto.likelihood == {"flag": "bernoulli", "n": "binomial"}

@@ -4,6 +4,7 @@ notes and warnings a user should see."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -19,14 +20,16 @@ def _note(report: LoadReport, name: str, note: str) -> None:
         report.column_notes[name] = f"{report.column_notes[name]}; {note}" if name in report.column_notes else note
 
 
-def _numeric_series(out: np.ndarray, name: str, report: LoadReport) -> pd.Series:
-    """Numbers as int64 when all are whole (and none missing), else float64; infinities said."""
+def _numeric_series(out: np.ndarray, name: str, report: LoadReport, written_whole: bool = False) -> pd.Series:
+    """Numbers as int64 when the file wrote them all as whole numbers ("3", not "3.0") and none
+    is missing, else float64 (a value's unit can make it whole: 1.5 kg written as 1500.0 g is a
+    measurement, which the family rules must not take for a count); infinities said."""
     n_inf = int(np.isinf(out).sum())
     if n_inf:
         _warn(f"column '{name}' has {n_inf} infinite value(s); they are treated as missing when the features "
               "are prepared. Check how they arose (a division by zero?) and fix them in the file.", report.warnings)
     finite = np.isfinite(out)
-    if finite.all() and np.all(out == np.round(out)) and np.all(np.abs(out) < 2 ** 53):
+    if written_whole and finite.all() and np.all(out == np.round(out)) and np.all(np.abs(out) < 2 ** 53):
         return pd.Series(out.astype(np.int64), name=name)
     return pd.Series(out, name=name)
 
@@ -119,7 +122,9 @@ def _column(values, name: str, decimal: str, report: LoadReport) -> pd.Series:
     if numbers is not None:
         out = np.full(len(s), np.nan)
         out[~missing] = numbers
-        return _numeric_series(out, name, report)
+        # no decimal mark and no exponent in any cell ("1,234" with a decimal point is whole)
+        written_whole = not present.str.contains(f"[{re.escape(decimal)}eE]", regex=True).any()
+        return _numeric_series(out, name, report, written_whole)
     if len(present) <= 2 * _SAMPLE_CELLS or parse_dates(present.iloc[:_SAMPLE_CELLS].tolist(), decimal) is not None:
         dates = parse_dates(present.tolist(), decimal)
         if dates is not None:

@@ -35,8 +35,8 @@ class Prepared(tuple):
         Row identifiers as in the file.
     encodings : dict
         Per feature column, what was done: ``{"codes": [...]}`` (value of each code
-        0, 1, ...), ``{"shift": m}`` (m was subtracted), ``{"center": c, "scale": s}``
-        (standardised: x = (raw - c) / s).
+        0, 1, ...), ``{"shift": m}`` (m was subtracted), ``{"step": h}`` (a scale stored as
+        floats, divided by its step h), ``{"center": c, "scale": s}`` (standardised: x = (raw - c) / s).
     notes : list of str
         Warnings raised while preparing.
     """

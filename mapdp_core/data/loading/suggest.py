@@ -10,6 +10,7 @@ import pandas as pd
 
 from mapdp_core.core.encoding import as_numeric as _as_numeric
 from mapdp_core.core.encoding import examples as _examples
+from mapdp_core.core.encoding import MAX_SCALE_LEVELS, lattice, stored_whole
 from .cells import parse_dates, parse_numbers
 from .errors import DataLoadError, DuplicateColumnsError, EmptyFileError
 
@@ -21,7 +22,7 @@ MAX_CATEGORIES = 50
 #: Roles a column can take.
 ROLES = ("feature", "label", "identifier", "ignored")
 #: Largest n (number of trials) for which a whole-number column is suggested as binomial.
-MAX_BINOMIAL_N = 10
+MAX_BINOMIAL_N = MAX_SCALE_LEVELS - 1
 #: Variance/mean above which a count column is suggested as Gaussian instead of Poisson.
 MAX_POISSON_DISPERSION = 10.0
 #: Name words that say a whole-number column counts something (the count rule below).
@@ -272,6 +273,12 @@ def _suggest_values(row, s, values, distinct, words, n_rows, max_categories, inf
                      f"if 0 means missing here, pass zeros_as_missing=['{row['column']}'] to prepare")
         row = {**row, "suspect_zeros": n_zero}
     lo, hi = float(values.min()), float(values.max())
+    if row["kind"] == "integer" and not stored_whole(s):
+        # whole values stored as floats: gaps forced them to float, or a unit made them whole
+        # (1.234 kg is 1234 g), so whole values alone say nothing; the rules below are unit-free
+        return _floats_rule(row, values, words, lo, hi, nd, n_zero, inf_note, zero_note)
+    if row["kind"] == "real":
+        return _floats_rule(row, values, words, lo, hi, nd, n_zero, inf_note, zero_note)
     if row["kind"] == "integer":
         if lo >= 0 and hi <= MAX_BINOMIAL_N:
             return {**row, "family": "binomial",
@@ -293,6 +300,46 @@ def _suggest_values(row, s, values, distinct, words, n_rows, max_categories, inf
                               + inf_note + zero_note + "."}
         return {**row, "family": "normal_gamma",
                 "reason": f"whole numbers {int(lo)}..{int(hi)} including negatives; modelled as real" + inf_note + "."}
+    return {**row, "family": "normal_gamma", "reason": "real numbers; modelled as Gaussian (normal_gamma)"
+            + inf_note + zero_note + "."}
+
+
+def _floats_rule(row: dict, values: np.ndarray, words: set, lo: float, hi: float, nd: int, n_zero: int,
+                 inf_note: str, zero_note: str) -> dict:
+    """The family of a numeric column stored as floats, by rules that give the same answer in
+    any unit: three to :data:`MAX_BINOMIAL_N` + 1 evenly spaced levels (:func:`lattice`) are an
+    ordinal scale (binomial over the levels); whole values from zero up are counts only when
+    the name says so and they are spread like counts; anything else is a real measurement."""
+    grid = lattice(values, MAX_BINOMIAL_N + 1) if nd >= 3 else None
+    if grid is None and nd >= 3:  # levels that do not reach 0 within the bound: counted from the lowest
+        grid = lattice(values)
+        if grid is not None and round((hi - lo) / grid[0]) + 1 <= MAX_BINOMIAL_N + 1:
+            grid = (grid[0], lo)
+        else:
+            grid = None
+    if grid is not None:
+        step, origin = grid
+        n = int(round((hi - origin) / step))
+        if step == 1.0 and origin == 0.0:
+            how = (f"whole numbers {int(lo)}..{int(hi)}: a small ordinal scale or count, modelled as binomial "
+                   f"with n = {n}")
+        else:
+            start = "from 0" if origin == 0.0 else f"from {_examples([origin])}"
+            how = (f"{nd} values on evenly spaced levels ({_examples([lo])} to {_examples([hi])}, steps of "
+                   f"{_examples([step])} counted {start}): an ordinal scale, modelled as binomial with n = {n}")
+        return {**row, "family": "binomial", "reason": how + inf_note + zero_note + "."}
+    if row["kind"] == "integer" and lo >= 0 and words & COUNT_WORDS:
+        judged = values[values != 0] if n_zero else values
+        counts, why = _count_evidence(judged.astype(float), words, bool(n_zero))
+        if counts:
+            return {**row, "family": "poisson",
+                    "reason": f"non-negative whole numbers {int(lo)}..{int(hi)}, {why}: counts, modelled as "
+                              "Poisson" + inf_note + zero_note + "."}
+    if row["kind"] == "integer":
+        return {**row, "family": "normal_gamma",
+                "reason": f"whole numbers {int(lo)}..{int(hi)} stored as decimals: modelled as a real measurement "
+                          "(store counts as whole numbers, or choose poisson, if they are counts)"
+                          + inf_note + zero_note + "."}
     return {**row, "family": "normal_gamma", "reason": "real numbers; modelled as Gaussian (normal_gamma)"
             + inf_note + zero_note + "."}
 
