@@ -21,10 +21,11 @@ import pandas as pd
 from sklearn.base import clone
 
 from mapdp_core.models.dpmeans import dpmeans_lambda_for_k
-from mapdp_core.core.estimator import SweepEstimator, summarize_restart
+from mapdp_core.core.estimator import TIE_TOLERANCE, SweepEstimator, best_restart, summarize_restart
 from mapdp_core.evaluation.metrics import clustering_scores
 from mapdp_core.models.registry import algorithm
 from mapdp_core.core.spec import parse
+from mapdp_core.engine.merging import MERGE_CUTOFF
 from mapdp_core.core.state import SweepState
 from mapdp_core.selection.auto import AutoChoice, choose_hyperparameters
 from mapdp_core.selection.auto import structured_likelihood as structured
@@ -162,15 +163,18 @@ STARTS = ("search", "one cluster")
 
 
 def mapdp_settings(choice: AutoChoice, N0: float | None = None, spread: float = 1.0, weight: float = 1.0,
-                   start: str = "search") -> dict:
+                   start: str = "search", merge: bool = True) -> dict:
     """MAP-DP's app parameters from an automatic choice and the app's knobs: ``N0`` (None: the
-    chosen one), ``spread`` and ``weight`` as multiples of the chosen ones, and where restarts
-    begin (:data:`STARTS`). With every knob left as chosen and ``start="search"``, :func:`run`
-    gives what ``MAPDP(random_state=seed, n_init=restarts, restart_rows=None).fit`` gives."""
+    chosen one), ``spread`` and ``weight`` as multiples of the chosen ones, where restarts
+    begin (:data:`STARTS`) and whether overlapping components are grouped into clusters
+    (``MAPDP(merge=...)``, at :data:`mapdp_core.engine.merging.MERGE_CUTOFF`). With every knob
+    left as chosen, :func:`run` and :func:`fitted_model` give what
+    ``MAPDP(random_state=seed, n_init=restarts, restart_rows=None).fit`` gives."""
     if start not in STARTS:
         raise ValueError(f"start={start!r}: MAP-DP starts from one of {list(STARTS)}.")
     return {"N0": float(choice.N0 if N0 is None else N0), "spread": float(choice.spread * spread),
-            "weight": float(choice.weight * weight), "structure": choice.structure, "start": start}
+            "weight": float(choice.weight * weight), "structure": choice.structure, "start": start,
+            "merge": MERGE_CUTOFF if merge else None}
 
 
 def estimator(data: AppData, name: str, params: dict | None = None, *, restarts: int = 1, seed: int = 0,
@@ -191,6 +195,9 @@ def estimator(data: AppData, name: str, params: dict | None = None, *, restarts:
     params = dict(params or {})
     allowed = cls().get_params()
     start = params.pop("start", "one cluster") if cls.input == "mixed" else "one cluster"
+    merge = params.pop("merge", None) if cls.input == "mixed" else None
+    if "merge" in allowed:  # MAP-DP's grouping of components; explicit, so that no setting turns it on unseen
+        params["merge"] = merge
     if start not in STARTS:
         raise ValueError(f"start={start!r}: MAP-DP starts from one of {list(STARTS)}.")
     if cls.input == "mixed":
@@ -235,7 +242,7 @@ def run(data: AppData, name: str, params: dict | None = None, *, restarts: int =
     t0 = time.perf_counter()
     deadline = t0 + float(time_budget)
     n = est._n_restarts()
-    rows, best, best_value, stopped = [], None, np.inf, False
+    rows, kept, values, stopped = [], {}, [], False  # kept: the restarts that may still win (ties, below)
     for r in range(n):
         t = time.perf_counter()
         states, cut = _collect(est.iter_sweeps(X, restart=r), deadline, should_stop)
@@ -246,14 +253,18 @@ def run(data: AppData, name: str, params: dict | None = None, *, restarts: int =
         if data.truth is not None and np.any(data.truth >= 0):
             row.update(_scores(data.truth, shown.labels))
         rows.append(row)
-        if best is None or summary.value < best_value:
-            best, best_value = states, summary.value
+        values.append(summary.value)
+        kept[r] = states
+        low = np.nanmin(values) if np.any(np.asarray(values) == np.asarray(values)) else np.nan
+        kept = {i: s for i, s in kept.items()  # one that is not tied with the lowest so far can never win
+                if not values[i] > low + TIE_TOLERANCE * max(1.0, abs(low))}
         if on_restart is not None:
             on_restart(r + 1, n)
         if cut:
             stopped = True
             break
     shown_params = {**(params or {}), "restarts": restarts, "seed": seed}
+    best = kept[best_restart(values)] if kept else []  # the estimator's own rule (ties to the earliest)
     return Run(algorithm=name, states=tuple(best), restarts=pd.DataFrame(rows), params=shown_params,
                seconds=time.perf_counter() - t0, stopped=stopped, estimator=est)
 

@@ -19,7 +19,7 @@ __all__ = ["APP_SETTINGS", "check_settings", "settings_to_json", "settings_from_
 APP_SETTINGS = {"N0": ("float", 1e-6, 1e6), "spread": ("float", 1e-6, 1e6), "weight": ("float", 1e-6, 1e6),
                 "algorithms": ("algorithms", None, None), "match_k": ("bool", None, None),
                 "restarts": ("int", 1, 20), "seed": ("int", 0, 10**6), "time_budget": ("float", 1.0, 600.0),
-                "start": ("choice", STARTS, None)}
+                "start": ("choice", STARTS, None), "merge": ("bool", None, None)}
 _SETTINGS_VERSION = 1
 
 

@@ -43,7 +43,7 @@ if "DP-means" in algorithms:  # DP-means gets the lambda that gives MAP-DP's K, 
         st.stop()
 params = {"algorithms": tuple(algorithms), "restarts": restarts, "K": K, "gibbs_sweeps": sweeps,
           "N0": mixed["N0"], "spread": mixed["spread"], "weight": mixed["weight"], "structure": mixed["structure"],
-          "start": mixed["start"],
+          "start": mixed["start"], "merge": mixed["merge"],
           "lam": lam, "seed": int(common.setting("seed", 0)), "time_budget": float(budget),
           "options": comparison.compare_options(st.session_state.get("settings", {}), algorithms)}
 if common.stop_button("compare", tuple(sorted(params.items())),

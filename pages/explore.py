@@ -85,7 +85,8 @@ with left:
     # each other algorithm's settings come from its own ui hints; MAP-DP's N0 and prior block above are
     # shared with every algorithm that reads the mixed table (Gibbs, SUGS, DP search, ...), and DP-means
     # may take MAP-DP's K instead of its own lambda
-    chosen_params = {"MAP-DP": runner.mapdp_settings(choice, n0, spread, weight, common.start_setting())}
+    chosen_params = {"MAP-DP": runner.mapdp_settings(choice, n0, spread, weight, common.start_setting(),
+                                                     bool(common.setting("merge", True)))}
     st.caption(f"Chosen from the data by the exact joint evidence: N0 = {choice.N0:g}, spread × {choice.spread:g}, "
                f"weight × {choice.weight:g}"
                + (", the real-valued features as one correlated block" if choice.structure == "joint" else "")
@@ -125,6 +126,12 @@ with left:
                               "search's partition is the answer MAPDP() gives from a notebook; from one cluster the "
                               "animation shows clusters appear, and a restart may stop in a poorer optimum.")
         common.remember_setting("start", start)
+        common.init_widget("w_merge", bool(common.setting("merge", True)))
+        merge = st.checkbox("Group overlapping components into clusters", key="w_merge",
+                            help="As MAPDP() does: components whose rows the model gives to each other at least 5 % of "
+                                 "the time form one cluster (Hennig 2010); a group that is not of the model's shape is "
+                                 "often covered by several components.")
+        common.remember_setting("merge", merge)
         views = ["principal components"] if len(d.features) > 2 else []
         views += ["two features"] if len(d.features) >= 2 else ["one feature"]
         view = st.radio("2-D view", views, key="w_view", horizontal=True)
@@ -290,6 +297,7 @@ with right:
         rows.append(row)
     st.dataframe(rows, hide_index=True, width="stretch")
     if "MAP-DP" in algorithms and not any(r.stopped for r in runs if r.algorithm == "MAP-DP"):
+        common.show_components(common.fitted_mapdp()[2])
         common.show_k_evidence("explore")
     st.plotly_chart(figures.trace_figure(frames), width="stretch", key="traces",
                     config=common.chart_config("mapdp_traces"))

@@ -16,6 +16,7 @@ labels = model.labels_
 raw = d.table[d.features]
 st.caption(f"{d.name}: MAP-DP with N0 = {params['N0']:g} (change it on Explore or Tune) found "
            f"**{model.n_clusters_} clusters** among {d.n_rows:,} rows. Every row is kept, gaps included.")
+common.show_components(model)
 common.show_k_evidence("subtypes")
 
 try:

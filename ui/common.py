@@ -351,7 +351,7 @@ def mapdp_params() -> dict:
     """The MAP-DP settings chosen on Explore (or their defaults): N0, the prior's spread and
     weight as the automatic choice times the Explore knobs ("× chosen") and where restarts begin."""
     settings = runner.mapdp_settings(auto_choice(), n0_setting(), float(setting("spread", 1.0)),
-                                     float(setting("weight", 1.0)), start_setting())
+                                     float(setting("weight", 1.0)), start_setting(), bool(setting("merge", True)))
     return {**settings, "restarts": int(setting("restarts", 3)), "seed": int(setting("seed", 0)),
             "time_budget": float(setting("time_budget", 60.0))}
 
@@ -372,12 +372,28 @@ def fitted_mapdp():
         st.stop()
 
 
+def show_components(model) -> None:
+    """Which of MAP-DP's components form each cluster, when overlapping components were grouped
+    (``MAPDP(merge=...)``), in a sentence; nothing when each component is a cluster."""
+    if not len(getattr(model, "merges_", ())):
+        return
+    groups = [", ".join(str(c) for c in range(model.n_components_) if model.cluster_of_component_[c] == k)
+              for k in range(model.n_clusters_)]
+    st.markdown(f"MAP-DP found **{model.n_components_} components**; those whose rows the model itself gives to "
+                f"each other at least {100 * float(model.merge_cutoff_):g} % of the time form one cluster (Hennig 2010), "
+                f"so there are **{model.n_clusters_} clusters**: "
+                + "; ".join(f"cluster {k} = component{'s' if ',' in g else ''} {g}" for k, g in enumerate(groups))
+                + ". The animation shows the components.")
+
+
 def show_k_evidence(page: str) -> None:
     """How sure MAP-DP's K is, in words and a small plot (:meth:`mapdp_core.MAPDP.k_evidence`):
     the best partitions found with fewer and more clusters, by the exact joint."""
     params, _, model = fitted_mapdp()
     table = cached("k_evidence", params, model.k_evidence)
-    st.markdown("**How sure is K?** " + k_sentence(table))
+    merged = bool(len(getattr(model, "merges_", ())))
+    st.markdown("**How sure is K?** " + ("Of MAP-DP's components, before grouping: " if merged else "")
+                + k_sentence(table))
     with st.expander("The best partition found at each K"):
         st.caption("Fewer clusters: the fitted clusters merged two at a time, always the pair that loses least; more: "
                    "the cluster whose split in two loses least, split. Each bar is how many nats (natural-log units) "

@@ -319,6 +319,24 @@ def _local_threads() -> bool:
     return isinstance(get_active_backend(prefer="threads")[0], ThreadingBackend)
 
 
+#: Restart values this close (relative) to the lowest count as ties, won by the earliest restart.
+TIE_TOLERANCE = 1e-9
+
+
+def best_restart(values) -> int:
+    """The restart to keep: the first whose value is the lowest, up to :data:`TIE_TOLERANCE`.
+
+    Restarts that reach the same partition give the same value up to rounding, which a change
+    of units (1 kg as 1000 g) perturbs; a plain argmin would then keep another of the tied
+    restarts, with the same clusters numbered differently."""
+    values = np.asarray(values, dtype=float)
+    if not np.any(values == values):  # every value NaN: the first, as argmin would
+        return 0
+    low = np.nanmin(values)
+    tied = np.flatnonzero(values <= low + TIE_TOLERANCE * max(1.0, abs(low)))
+    return int(tied[0])
+
+
 def run_many(function, items, n_jobs=None, stop: StopFlag | None = None, on_done=None) -> list:
     """``[function(item) for item in items]``, in parallel threads: ``n_jobs`` of them, or with
     None one per item up to the number of cores (as scikit-learn's KMeans uses every core
@@ -483,7 +501,7 @@ class SweepEstimator(ClusterMixin, BaseEstimator):
 
         runs = run_many(one, plan, getattr(self, "n_jobs", None), stop)
         values = np.array([r.value for r in runs])
-        return self._set_fitted(problem, runs[int(np.argmin(values))], values)
+        return self._set_fitted(problem, runs[best_restart(values)], values)
 
     def from_states(self, X, states, restart_values=None):
         """Fit from a restart recorded elsewhere (e.g. the states of ``iter_sweeps`` kept for an

@@ -252,7 +252,8 @@ def test_the_apps_run_at_the_chosen_settings_is_mapdps_with_those_settings(scena
     choice = runner.auto_settings(scenario)
     r = runner.run(scenario, "MAP-DP", runner.mapdp_settings(choice), restarts=2)
     refit = clone(r.estimator).fit(scenario.X)
-    assert np.array_equal(refit.labels_, r.final.labels)
+    assert np.array_equal(refit.component_labels_, r.final.labels)
+    assert np.array_equal(refit.labels_, runner.fitted_model(scenario, r).labels_)
     assert refit.N0_ == choice.N0
 
 
@@ -275,9 +276,11 @@ def test_the_apps_mapdp_is_the_librarys_answer_on_the_raw_table(make):
     choice = runner.auto_settings(d)
     r = runner.run(d, "MAP-DP", runner.mapdp_settings(choice), restarts=3, seed=0, choice=choice)
     m = MAPDP(random_state=0, n_init=3).fit(raw)
-    assert r.final.n_clusters == m.n_clusters_
-    assert np.array_equal(r.final.labels, m.labels_)
+    assert r.final.n_clusters == m.n_components_  # the run records MAP-DP's components
+    assert np.array_equal(r.final.labels, m.component_labels_)
     assert r.restarts["objective"].min() == pytest.approx(m.neg_log_joint_, rel=1e-12)
+    model = runner.fitted_model(d, r)  # and its fitted model groups them as MAPDP() does
+    assert np.array_equal(model.labels_, m.labels_) and model.n_clusters_ == m.n_clusters_
     # without the choice the runner makes the same one
     again = runner.run(d, "MAP-DP", runner.mapdp_settings(choice), restarts=3, seed=0)
     assert np.array_equal(again.final.labels, r.final.labels)
