@@ -14,7 +14,7 @@ d = common.data()
 st.title("Explore")
 st.caption(d.description)
 common.image_format_choice()
-if "link_problem" in st.session_state:
+if "link_problem" in st.session_state:  # a sentence whose quotes of the link are escaped (common.settings_from_link)
     st.warning(st.session_state.pop("link_problem"))
 choice = common.auto_choice()  # what MAPDP() would choose: the starting point of every knob below
 
@@ -150,7 +150,8 @@ with left:
             prior = scaled_prior(d.X, likelihood, mixed["spread"], weight=mixed["weight"])
             # sentences wrap in the narrow settings column, where a table's text column was cut off
             for _, described in describe_priors(d.X, likelihood, prior).iterrows():
-                st.markdown(f"**{described['columns']}** ({described['family']}): {described['meaning']}")
+                st.markdown(f"**{common.escape_markdown(described['columns'], 200)}** ({described['family']}): "
+                            f"{common.escape_markdown(described['meaning'], None)}")
         except ValueError as exc:
             common.plain_error(exc, "The prior could not be described")
     with st.expander("What N0 does, in a picture"):
@@ -190,9 +191,12 @@ with left:
                 common.plain_error(exc, f"'{loaded.name}' was not loaded")
             else:
                 common.apply_settings(new_settings)
-                st.session_state["settings_loaded"] = (f"Loaded {len(new_settings)} settings from '{loaded.name}'"
-                                                       + (f" (not used: {', '.join(ignored)})" if ignored else "")
-                                                       + ".")
+                # the file's name and unknown keys are the sender's text: escaped, so none becomes a link or HTML
+                not_used = ", ".join(common.escape_markdown(k, limit=40) for k in ignored[:10]) + (
+                    f" and {len(ignored) - 10:,} more" if len(ignored) > 10 else "")
+                st.session_state["settings_loaded"] = (
+                    f"Loaded {len(new_settings)} settings from '{common.escape_markdown(loaded.name, limit=100)}'"
+                    + (f" (not used: {not_used})" if ignored else "") + ".")
                 st.rerun()
         if "settings_loaded" in st.session_state:
             st.success(st.session_state.pop("settings_loaded"))

@@ -8,6 +8,7 @@ which is global to the server; only the public built-in data sets use ``st.cache
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import OrderedDict
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -165,7 +166,8 @@ def apply_settings(settings: dict) -> None:
 def settings_from_link() -> None:
     """Once per session: apply the settings a shared link carries in its query parameters
     (:func:`explorer.sharing.settings_to_query`; settings only, never data). A bad value is
-    said in a sentence and the link's other settings are still used."""
+    said in a sentence (the link's text escaped: whoever wrote the link cannot put a link or
+    HTML on the page) and then none of the link's settings is used."""
     if st.session_state.get("link_read"):
         return
     st.session_state["link_read"] = True
@@ -175,9 +177,42 @@ def settings_from_link() -> None:
     try:
         settings, _ = sharing.settings_from_query(params)
     except ValueError as exc:
-        st.session_state["link_problem"] = f"The link's settings were not used: {exc}"
+        st.session_state["link_problem"] = f"The link's settings were not used: {escape_markdown(exc)}"
         return
     apply_settings(settings)
+
+
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()<>#+\-!|~$&^=])")
+_WORD_JOINER = "\u2060"  # invisible, not a space: it only keeps the renderer from seeing a link or an icon
+
+
+def _unsafe_character(c: str) -> bool:
+    """Line breaks, tabs and other control characters, and the invisible ones that reorder text."""
+    return unicodedata.category(c) in ("Cc", "Zl", "Zp") or c in "\u200e\u200f\u202a\u202b\u202c\u202d\u202e" \
+        "\u2066\u2067\u2068\u2069\ufeff"
+
+
+def escape_markdown(text, limit: int | None = 300) -> str:
+    """User-supplied text (a value or key from a link or a settings file, a file name, an error
+    message quoting them) to put inside a sentence that Streamlit renders as markdown
+    (``st.warning``, ``st.success``, ``st.error``, ``st.caption``, ``st.markdown``): it shows as the
+    literal text, never as a link, image, HTML, formatting, formula or icon.
+
+    Line breaks and control characters become spaces (no new paragraph, heading or list); text
+    over ``limit`` characters is cut short with "…"; the marks markdown reads
+    (``\\ ` * _ { } [ ] ( ) # + - ! | ~ $ ^ =``) and ``< > &`` are backslash-escaped (CommonMark
+    shows an escaped mark as itself, and ``\\<`` can start no HTML tag, ``\\&`` no entity); and an
+    invisible word joiner goes after ``:`` (before a non-space), ``@`` and ``www``, because the
+    renderer turns bare ``https://...``, ``www.`` and e-mail addresses, and ``:emoji:`` and
+    ``:material/...:`` names, into links and icons after reading the escapes. Meant for text
+    inside a line, not at the start of one."""
+    text = "".join(" " if _unsafe_character(c) else c for c in str(text))
+    if limit is not None and len(text) > limit:
+        text = text[:max(limit - 1, 0)] + "…"
+    text = _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
+    text = re.sub(r":(?=\S)", ":" + _WORD_JOINER, text)
+    text = re.sub(r"(?i)(www)(?=\.)", r"\1" + _WORD_JOINER, text).replace("@", "@" + _WORD_JOINER)
+    return re.sub(r"^(\s*\d+)\.", r"\1\\.", text)  # "1." would start a numbered list at a line's start
 
 
 @contextmanager
@@ -408,8 +443,9 @@ def show_k_evidence(page: str) -> None:
 
 
 def plain_error(exc: Exception, what: str = "That did not work") -> None:
-    """Show an error as a sentence, never a traceback."""
-    st.error(f"{what}: {exc}")
+    """Show an error as a sentence, never a traceback. Both parts are escaped (:func:`escape_markdown`):
+    they often quote what the user supplied (a file's name, a value, a column)."""
+    st.error(f"{escape_markdown(what, limit=500)}: {escape_markdown(exc, limit=2000)}")
 
 
 def data_badge() -> str:
@@ -417,7 +453,8 @@ def data_badge() -> str:
     d = data()
     gaps = " · has missing values" if d.has_gaps else ""
     truth = " · ground truth known" if d.truth is not None else ""
-    return f"**Data:** {d.name}  \n{d.n_rows:,} rows × {len(d.features)} features{gaps}{truth}"
+    # the name may be an uploaded file's: shown escaped, never as markdown or a link
+    return f"**Data:** {escape_markdown(d.name, 120)}  \n{d.n_rows:,} rows × {len(d.features)} features{gaps}{truth}"
 
 
 NO_COLUMN = "(none)"
