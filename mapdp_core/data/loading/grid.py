@@ -7,7 +7,7 @@ from collections import Counter
 import pandas as pd
 
 from .cells import looks_like_number
-from .columns import _column
+from .columns import _typed_columns
 from .dialect import _is_missing, _number
 from .errors import DataLoadError, EmptyFileError, TooFewRowsError, _warn
 from .report import LoadReport
@@ -114,8 +114,19 @@ def _frame(rows: list[list[str]], header, decimal: str, report: LoadReport, min_
         body = rows
     names = _unique_names(names, report.warnings)
     _check_rows(len(body), names, min_rows)
-    cols = [_column([r[j] for r in body], names[j], decimal, report) for j in range(len(names))]
-    df = pd.concat(cols, axis=1) if cols else pd.DataFrame(index=range(len(body)))
-    df.columns = names
+    # typed together rather than one _column call per column: the same columns, in time linear in
+    # the cells of a wide table (see _typed_columns)
+    cols = list(_typed_columns([[r[j] for r in body] for j in range(len(names))], names, decimal, report))
+    df = _assemble(cols, names, len(body))
     report.n_rows, report.n_cols = df.shape
+    return df
+
+
+def _assemble(cols: list[pd.Series], names: list[str], n_rows: int) -> pd.DataFrame:
+    """The typed columns (of ``n_rows`` each) as one DataFrame with columns ``names``, from the
+    columns' arrays, neither copied nor stacked into 2-D blocks (``copy=False``: what
+    ``pd.concat(cols, axis=1)`` builds, without aligning each Series' index with all the others',
+    which was half the time of a 5 x 50 000 table)."""
+    df = pd.DataFrame(dict(enumerate(c.array for c in cols)), index=pd.RangeIndex(n_rows), copy=False)
+    df.columns = names
     return df
