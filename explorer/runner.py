@@ -11,6 +11,7 @@ Appendix F).
 """
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -50,7 +51,8 @@ class Run:
         The steps of the best restart (lowest ``restart_key``), in order.
     restarts : DataFrame
         One row per restart: restart, K, objective (the value minimised across restarts),
-        iterations, seconds, and nmi, ari when ground truth exists.
+        iterations, seconds, complete (False for a restart the time budget or a stop cut short,
+        which is kept only when no restart completed), and nmi, ari when ground truth exists.
     params : dict
         The settings as the app named them (for captions and cache keys).
     seconds : float
@@ -249,11 +251,13 @@ def run(data: AppData, name: str, params: dict | None = None, *, restarts: int =
         summary = summarize_restart(iter(states), est.restart_key, est.keep)
         shown = summary.state
         row = {"restart": r + 1, "K": shown.n_clusters, "objective": summary.value, "iterations": summary.n_steps,
-               "seconds": time.perf_counter() - t}
+               "seconds": time.perf_counter() - t, "complete": not cut}
         if data.truth is not None and np.any(data.truth >= 0):
             row.update(_scores(data.truth, shown.labels))
         rows.append(row)
-        values.append(summary.value)
+        # a restart cut short is scored on what it reached (a one-pass method on the rows it
+        # visited), so it never competes with complete ones; it is kept only when none completed
+        values.append(summary.value if not cut else math.inf)
         kept[r] = states
         low = np.nanmin(values) if np.any(np.asarray(values) == np.asarray(values)) else np.nan
         kept = {i: s for i, s in kept.items()  # one that is not tied with the lowest so far can never win

@@ -512,6 +512,10 @@ class SweepEstimator(ClusterMixin, BaseEstimator):
         self._check_shared_params()
         problem = self._validate(X)
         summary = summarize_restart(iter(states), self.restart_key, self.keep)
+        unplaced = int(np.sum(np.asarray(summary.state.labels) < 0))
+        if unplaced:
+            raise ValueError(f"these states leave {unplaced} of {len(summary.state.labels)} rows without a cluster (a "
+                             "run stopped before it reached them); fit a model from a run that reached every row.")
         values = np.asarray([summary.value] if restart_values is None else restart_values, dtype=float)
         return self._set_fitted(problem, summary, values)
 

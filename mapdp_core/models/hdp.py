@@ -51,6 +51,20 @@ def hdp_objective(X, labels, groups=None, *, lambda_global, lambda_local, lambda
     return _hdp_J(Y, w, z, M, gidx, *_penalties(lambda_global, lambda_local), float(lambda_mean), kind)
 
 
+def _is_missing(value) -> bool:
+    """Whether a group id is a missing value of any kind (None, NaN, pandas' NA and NaT, numpy's NaT)."""
+    if value is None:
+        return True
+    try:
+        missing = value != value  # NaN and NaT are not equal to themselves
+    except TypeError:  # pandas' NA answers comparisons with NA, whose truth is ambiguous
+        return True
+    try:
+        return bool(missing)
+    except TypeError:  # NA again
+        return True
+
+
 def _group_index(groups, N: int) -> tuple[list, np.ndarray]:
     """(group ids in order of first appearance, group index of every row)."""
     if groups is None:
@@ -70,8 +84,9 @@ def _group_index(groups, N: int) -> tuple[list, np.ndarray]:
             code = index.get(g)
         except TypeError:
             raise ValueError(f"every group id must be hashable (a number, a string, ...); row {n} has {g!r}.") from None
-        if isinstance(g, float) and math.isnan(g):
-            raise ValueError(f"groups has a missing id (NaN) at row {n}; give every row a group.")
+        if _is_missing(g):  # None, NaN, pd.NA, pd.NaT, numpy's NaT: one rule for every kind of gap
+            raise ValueError(f"groups has a missing id ({g!r}) at row {n}; give every row a group (or leave the "
+                             "rows without one out).")
         if code is None:
             code = index[g] = len(ids)
             ids.append(g)

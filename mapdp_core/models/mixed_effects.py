@@ -83,19 +83,38 @@ WITHIN_FRACTION = 0.2  # as families/_common.py: a cluster covers 20 % of the va
 
 
 # ----------------------------------------------------------------------------- data
+def _numbers(values, name: str, what: str) -> np.ndarray:
+    """``values`` as floats, or a ValueError that says which input holds what cannot be a number."""
+    raw = values.to_numpy() if hasattr(values, "to_numpy") else values
+    try:
+        return np.asarray(raw, dtype=float)
+    except (TypeError, ValueError):
+        flat = np.asarray(raw, dtype=object).ravel()
+        bad = next((v for v in flat if not _is_number(v)), None)
+        raise ValueError(f"{name} must be {what}; it holds {bad!r}.") from None
+
+
+def _is_number(v) -> bool:
+    try:
+        float(v)
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
 def _prepare(X, y, groups):
     """Validate (X, y, groups) -> dict with rows sorted by subject (first-appearance order)."""
     import pandas as pd
 
     if X is None or y is None or groups is None:
         raise ValueError("MixedEffectsMAPDP.fit needs X (design matrix), y (response) and groups (subject id per row).")
-    Xa = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X, dtype=float)
+    Xa = _numbers(X, "X", "a design matrix of numbers (encode text columns, e.g. one-hot, first)")
     if Xa.ndim == 1:
         Xa = Xa[:, None]
     if Xa.ndim != 2 or Xa.shape[0] == 0 or Xa.shape[1] == 0:
         raise ValueError(f"X must be a design matrix of shape (n_obs, P) with n_obs >= 1 and P >= 1, got shape {Xa.shape}.")
     n_obs, P = Xa.shape
-    ya = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y, dtype=float)
+    ya = _numbers(y, "y", "one numeric response per row")
     if ya.ndim == 2 and ya.shape[1] == 1:
         ya = ya[:, 0]
     if ya.ndim != 1:
@@ -111,6 +130,12 @@ def _prepare(X, y, groups):
         raise ValueError("X contains NaN or infinite values; MixedEffectsMAPDP needs a complete design matrix.")
     if not np.all(np.isfinite(ya)):
         raise ValueError("y contains NaN or infinite values; drop the rows with a missing response.")
+    for name, values in (("X", Xa), ("y", ya)):
+        # as MAPDP says it: beyond this, squares and products of the values overflow double precision
+        top = float(np.max(np.abs(values))) if values.size else 0.0
+        if top > 1e150:
+            raise ValueError(f"{name} holds values as large as {top:.3g}, beyond what double precision can square; "
+                             f"rescale {name} (e.g. to other units) before fitting.")
     codes, uniques = pd.factorize(pd.Series(g, dtype=object), sort=False)
     if np.any(codes < 0):
         raise ValueError("groups contains missing ids (None/NaN); every row needs a subject id.")
@@ -517,6 +542,7 @@ class MixedEffectsMAPDP(SweepEstimator):
         appearance in ``groups``; the new-cluster term by ``method`` "plugin" or "mc" (module docstring)."""
         check_is_fitted(self, "coef_")
         method = check_choice(method, "method", ("plugin", "mc"))
+        check_real(self.N0, "N0", positive=True)  # set_params after fitting may have changed it
         d = _prepare(X, y, groups)
         if d["P"] != self.n_features_in_:
             raise ValueError(f"X has {d['P']} columns but the model was fitted with {self.n_features_in_}.")

@@ -317,3 +317,25 @@ def test_a_scenario_tells_kmeans_its_clusters_not_its_outliers():
     assert int(d.truth.max() + 1) == 5 and d.true_k == 3  # two outlier pairs are classes, not clusters to ask for
     assert sources.scenario_data("5.2", n=800, seed=0).true_k == 3
     assert sources.clinical_data(n=60, seed=0).true_k == int(sources.clinical_data(n=60, seed=0).truth.max() + 1)
+
+
+def test_a_restart_cut_short_never_wins_over_a_complete_one(scenario):
+    """A one-pass method stopped part-way is scored on the rows it reached only; it must not be
+    kept over a complete pass, and a fitted model is never made from rows left unplaced."""
+    whole = runner.run(scenario, "SUGS", {}, restarts=1, seed=0)
+    steps = len(whole.states)
+    assert steps > 1 and (whole.final.labels >= 0).all()
+    calls = [0]
+
+    def stop_in_second_restart():
+        calls[0] += 1
+        return calls[0] == steps + 1  # the first step of the second restart
+
+    cut = runner.run(scenario, "SUGS", {}, restarts=2, seed=0, should_stop=stop_in_second_restart)
+    assert cut.stopped and cut.restarts["complete"].tolist() == [True, False]
+    assert cut.restarts["objective"].iloc[1] < cut.restarts["objective"].iloc[0]  # partial: fewer rows scored
+    assert len(cut.states) == steps and (cut.final.labels >= 0).all()  # the complete restart is kept
+    only_partial = runner.run(scenario, "SUGS", {}, restarts=1, seed=0, should_stop=lambda: True)
+    assert (only_partial.final.labels < 0).any()
+    with pytest.raises(ValueError, match="without a cluster"):
+        runner.fitted_model(scenario, only_partial)

@@ -1,6 +1,7 @@
 """Hard HDP mixture and hard HDP-HMM (OTHER-SYSTEMS §3): exhaustive oracles, the DP-means
 reductions (§3.5), monotone objective, Bregman divergences, recovery, bad inputs."""
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -1081,6 +1082,7 @@ def test_warm_up_compiles_what_the_fits_run():
 
     code = """
 import numpy as np
+import pandas as pd
 from mapdp_core import HardHDP, HardHDPHMM, HardHDPHMMDirect
 from mapdp_core.kernels import hdp as hk
 HardHDP.warm_up()
@@ -1097,3 +1099,14 @@ assert after == before, (before, after)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
 
+
+
+@pytest.mark.parametrize("gap", [None, float("nan"), np.nan, pd.NA, pd.NaT, np.datetime64("NaT")],
+                         ids=["None", "float-nan", "np-nan", "pd-NA", "pd-NaT", "np-NaT"])
+def test_every_kind_of_missing_group_id_is_refused_in_words(gap):
+    """One rule for every missing id (issue 29): None, pd.NA and NaT used to form a group of their own."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(6, 2))
+    groups = pd.Series(["a", "a", "b", gap, "b", "a"], dtype=object)
+    with pytest.raises(ValueError, match=r"missing id .* at row 3"):
+        HardHDP().fit(X, groups)

@@ -292,3 +292,41 @@ def test_restarts_keep_the_lowest_nll():
     assert best.neg_log_joint_ == pytest.approx(best.restart_values_.min())
     assert best.neg_log_joint_ < one.neg_log_joint_ - 10
     assert clustering_scores(z, best.labels_)["nmi"] > 0.95 and best.n_clusters_ == 3
+
+
+def _small_panel(seed=0, S=20, n=5):
+    rng = np.random.default_rng(seed)
+    g = np.repeat(np.arange(S), n)
+    X = np.column_stack([np.ones(S * n), rng.normal(size=S * n)])
+    y = X @ np.array([1.0, 2.0]) + rng.normal(size=S * n) * 0.3
+    return X, y, g
+
+
+@pytest.mark.parametrize("case, message", [
+    ("text in X", r"X must be a design matrix of numbers .* holds 'x'"),
+    ("text in y", r"y must be one numeric response per row; it holds 'high'"),
+    ("huge X", r"X holds values as large as .* rescale X"),
+    ("huge y", r"y holds values as large as .* rescale y"),
+])
+def test_bad_inputs_are_named_as_mapdp_names_them(case, message):
+    """Issue 29: MixedEffectsMAPDP said "could not convert string to float" for text and blamed
+    "full column rank" for values near 1e200."""
+    X, y, g = _small_panel()
+    if case == "text in X":
+        X = pd.DataFrame({"a": ["x"] * len(y), "b": X[:, 1]})
+    elif case == "text in y":
+        y = ["high"] * len(y)
+    elif case == "huge X":
+        X = X * 1e200
+    else:
+        y = y * 1e200
+    with pytest.raises(ValueError, match=message):
+        MixedEffectsMAPDP().fit(X, y, g)
+
+
+def test_score_samples_refuses_a_bad_n0_set_after_fitting():
+    X, y, g = _small_panel(1)
+    model = MixedEffectsMAPDP().fit(X, y, g)
+    assert np.all(np.isfinite(model.score_samples(X, y, g)))
+    with pytest.raises(ValueError, match="N0 must be"):
+        model.set_params(N0=-1).score_samples(X, y, g)
