@@ -15,7 +15,7 @@ st.title("Compare")
 common.image_format_choice()
 mixed = common.mapdp_params()
 on_table = [a for a in registry.ALGORITHMS if registry.algorithm(a).input == "mixed"]  # the registry's
-st.caption(f"{d.name}. {', '.join(on_table[:-1])} and {on_table[-1]} use the likelihood chosen per column and the N0 "
+st.caption(f"{common.escape_markdown(d.name.rstrip('.'), 120)}. {', '.join(on_table[:-1])} and {on_table[-1]} use the likelihood chosen per column and the N0 "
            f"and prior of Explore (N0 = {mixed['N0']:g}, spread × {common.setting('spread', 1.0):g} the chosen); "
            "the others run on the standardised numbers" + (" with each gap at its column's mean" if d.has_gaps else "")
            + ". Settings not chosen here (DP search's beam, ...) are those of Explore.")
@@ -25,8 +25,10 @@ algorithms = c1.multiselect("Algorithms", list(registry.ALGORITHMS), default=["M
                             key="w_cmp_algorithms")
 restarts = c2.slider("Restarts", 1, 30, 5, key="w_cmp_restarts")
 K = c3.slider("K for K-means and E-M", 1, 30, int(common.setting("K-means:n_clusters", d.true_k or 3)), key="w_cmp_K")
-sweeps = c4.slider("Gibbs sweeps", 10, 600, 100, step=10, key="w_cmp_sweeps",
-                   help="PLOS Section 5 ran 600; the most probable partition visited is reported.")
+sweeps = 100  # the Gibbs sampler's sweeps, asked only when it is compared
+if "Gibbs" in algorithms:
+    sweeps = c4.slider("Gibbs sweeps", 10, 600, 100, step=10, key="w_cmp_sweeps",
+                       help="PLOS Section 5 ran 600; the most probable partition visited is reported.")
 budget = c5.number_input("Time limit (s)", 5.0, 1800.0, 120.0, step=5.0, key="w_cmp_budget",
                          help="The comparison stops here and shows the restarts it finished.")
 if not algorithms:

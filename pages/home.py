@@ -21,7 +21,8 @@ frames, coords, names = common.demo_frames(common.DEFAULT_SCENARIO)
 st.plotly_chart(figures.animation_figure(frames, coords, names, height=420), width="stretch",
                 key="home_picture", config=common.chart_config("kmeans_fails"))
 st.caption(f"PLOS Section {common.DEFAULT_SCENARIO}: three round clusters holding 69 %, 29 % and 2 % of the points. "
-           "Given the right K = 3, K-means still splits the big cluster to make the groups more equal; MAP-DP, "
+           "Given the right K = 3, K-means still splits the big cluster to make the groups more equal; MAP-DP "
+           "(N0 = 3, the paper's value, started from one cluster), "
            "not told K, finds the three. Press ▶ Play to watch both converge.")
 
 
@@ -39,6 +40,9 @@ def _demos(sections) -> None:
 # grouped by K-means' score in PLOS Table 1, so that no scenario is said to fail where it does not
 groups = report.scenarios_by_kmeans()
 st.subheader("One-click demos: where K-means fails")
+st.caption("The NMIs quoted are the paper's (Table 1); the app draws its own sample of each scenario and runs "
+           "K-means with its own restarts, so Explore and Compare show somewhat different numbers for the same story. "
+           "MAP-DP there runs at the settings MAPDP() chooses from the data.")
 _demos(groups["fails"])
 if groups["succeeds"]:
     st.subheader("…and where it does not")

@@ -14,17 +14,23 @@ common.image_format_choice()
 params, run, model = common.fitted_mapdp()
 labels = model.labels_
 raw = d.table[d.features]
-st.caption(f"{d.name}: MAP-DP with N0 = {params['N0']:g} (change it on Explore or Tune) found "
-           f"**{model.n_clusters_} clusters** among {d.n_rows:,} rows. Every row is kept, gaps included.")
+st.caption(f"{common.escape_markdown(d.name, 120)}: MAP-DP with N0 = {params['N0']:g} (change it on Explore or Tune) "
+           f"found **{model.n_clusters_} cluster{'s' if model.n_clusters_ != 1 else ''}** among {d.n_rows:,} rows. "
+           "Every row is kept, gaps included.")
 common.show_components(model)
 common.show_k_evidence("subtypes")
 
 try:
     prof = common.cached("profiles", params, lambda: cluster_profiles(raw, labels, d.likelihood))
-    tests = common.cached("tests", params, lambda: feature_tests(raw, labels, d.likelihood))
 except ValueError as exc:
     common.plain_error(exc, "The profiles could not be computed")
     st.stop()
+tests = None  # tests between clusters need two; sizes, profiles and downloads do not
+if model.n_clusters_ >= 2:
+    try:
+        tests = common.cached("tests", params, lambda: feature_tests(raw, labels, d.likelihood))
+    except ValueError as exc:
+        common.plain_error(exc, "The tests between clusters could not be computed")
 
 st.subheader("Cluster sizes, and how sure each one is")
 st.caption("Stability: MAP-DP is refitted, with the same settings, on 20 random samples of 80 % of the rows; for each "
@@ -54,7 +60,11 @@ st.caption("One test per feature across clusters (Welch t / Mann-Whitney / Krusk
            "computer's numbers resolve). A note says when a cluster's constant values called for the rank test.")
 # p and q as text (report.tests_for_display): as plain decimals a p of 1e-300 filled its column with
 # zeros, and a feature that could not be tested showed "None" instead of the reason
-st.dataframe(report.tests_for_display(tests), hide_index=True, width="stretch", key="sub_tests")
+if tests is not None:
+    st.dataframe(report.tests_for_display(tests), hide_index=True, width="stretch", key="sub_tests")
+elif model.n_clusters_ < 2:
+    st.info("MAP-DP found one cluster at these settings, so there is nothing to test between clusters; a larger N0 "
+            "or a narrower prior spread on Explore asks for more.")
 
 if d.has_gaps:
     st.subheader("Imputed values")

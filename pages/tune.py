@@ -23,7 +23,7 @@ if "tune_applied" in st.session_state:
 choice = common.auto_choice()
 mixed = common.mapdp_params()  # the settings in use: absolute spread and weight, the Gaussian structure
 likelihood = runner.likelihood_for(d, mixed["structure"])
-st.caption(f"{d.name}. Settings in use: N0 = {mixed['N0']:g}, prior spread × {mixed['spread']:g} and weight × "
+st.caption(f"{common.escape_markdown(d.name.rstrip('.'), 120)}. Settings in use: N0 = {mixed['N0']:g}, prior spread × {mixed['spread']:g} and weight × "
            f"{mixed['weight']:g} (of the empirical-Bayes defaults).")
 
 st.subheader("The automatic choice: the evidence of every candidate")
@@ -84,7 +84,10 @@ st.subheader("2. The MAP N0 for a number of clusters")
 a_col, b_col, k_col = st.columns(3)
 a = a_col.number_input("Gamma prior shape a", 0.01, 100.0, 1.0, key="w_tune_a")
 b = b_col.number_input("Gamma prior rate b", 0.0001, 100.0, 1.0, key="w_tune_b")
-K_obs = k_col.number_input("K (default: MAP-DP's K now)", 1, d.n_rows, int(k_best), key="w_tune_K")
+k_now = int(common.fitted_mapdp()[2].n_components_)  # MAP-DP's partition at the settings in use
+K_obs = k_col.number_input("K (default: MAP-DP's K now)", 1, d.n_rows, k_now, key="w_tune_K",
+                           help="The number of clusters of MAP-DP's own partition at the settings in use (its "
+                                "components, before any grouping), the K of the CRP that N0 governs.")
 m = map_n0(d.n_rows, int(K_obs), a, b)
 st.write(f"Under a Gamma({a:g}, {b:g}) prior, K = {int(K_obs)} clusters among {d.n_rows:,} rows give the MAP "
          f"**N0 = {m.N0:.3g}** (Newton on ln N0, {m.n_iter} steps).")

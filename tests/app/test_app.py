@@ -138,6 +138,9 @@ def test_data_page_simulated_clinical(at):
 
 def test_compare_page(at):
     at.switch_page("pages/compare.py").run()
+    # issue 27: the Gibbs sweeps are asked only when Gibbs is compared; no "(Fig 4).." in the captions
+    assert not any(s.key == "w_cmp_sweeps" for s in at.slider)
+    assert not any(".." in c.value.replace("...", "") for c in at.caption)
     at.slider(key="w_cmp_restarts").set_value(2).run()
     at.multiselect(key="w_cmp_algorithms").set_value(["MAP-DP", "K-means", "Gibbs"]).run()
     at.slider(key="w_cmp_sweeps").set_value(10).run()

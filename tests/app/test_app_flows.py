@@ -401,3 +401,22 @@ def test_expected_k_that_no_n0_gives_is_said_in_a_sentence(at):
     at.number_input(key="w_expected_K").set_value(3999.0).run()  # needs an N0 of millions
     assert not at.exception and not at.error and any("outside the slider's range" in c.value for c in at.caption)
     assert not [b for b in at.button if b.key == "use_expected_K"]
+
+
+def test_subtypes_with_one_cluster_still_shows_sizes_profiles_and_downloads():
+    """Issue 27: with K = 1, Subtypes showed nothing but an error ("found 1 clusters")."""
+    import pandas as pd
+
+    from explorer import sources
+
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({"a": rng.normal(size=120), "b": rng.normal(size=120)})  # one round blob
+    at = _app()
+    at.session_state["data"] = sources.table_data(table, name="one blob")
+    at.switch_page("pages/subtypes.py").run()
+    _ok(at)
+    assert at.session_state["data"].name == "one blob"  # the page ran on these data
+    assert any("found **1 cluster**" in c.value for c in at.caption)
+    assert _table(at, {"cluster", "n"}) is not None
+    assert any("nothing to test between clusters" in i.value for i in at.info)
+    assert {b.key for b in at.get("download_button")} >= {"download_assignments", "download_profiles"}
