@@ -301,10 +301,9 @@ def encode_new_rows(rows: pd.DataFrame, features: list, encodings: dict, *,
     missing = [c for c in features if c not in rows.columns]
     if missing:
         raise ValueError(f"the new rows lack the column(s) {missing}; give every feature (empty = missing).")
-    out = pd.DataFrame(index=range(len(rows)))
-    for c in features:
-        out[c] = encode_new_column(rows[c], encodings.get(c, {}), c, unseen=unseen)
-    return out
+    # one frame from all columns at once: inserting thousands one by one fragments it (wide tables)
+    return pd.DataFrame({c: encode_new_column(rows[c], encodings.get(c, {}), c, unseen=unseen) for c in features},
+                        index=range(len(rows)), columns=features)
 
 
 def unseen_notes(unseen: list, n_rows: int) -> list[str]:

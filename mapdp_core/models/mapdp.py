@@ -226,6 +226,12 @@ class MAPDP(SweepEstimator):
         The merges made, in order (step, merged, misclassification, clusters); empty if none.
     merge_cutoff_ : float or None
         The cutoff ``merge`` applied to this fit (None: components were not grouped).
+    wide_projection_ : WideProjection or None
+        With ``likelihood="auto"`` on a wide table (at least
+        :data:`~mapdp_core.selection.auto.WIDE_COLUMNS` real-valued columns, more than a quarter
+        of the rows), the principal components above the noise level that were clustered in
+        place of those columns (:class:`mapdp_core.selection.auto.WideProjection`; its
+        ``loadings()`` say which columns drive the clusters); None otherwise.
     %(objective_history_)s
         Here the objective is E (PLOS Algorithm 3).
     neg_log_joint_history_ : list of float
@@ -388,6 +394,7 @@ class MAPDP(SweepEstimator):
         self.N0_ = problem.settings["N0"]
         auto, choice = problem.settings["auto"], problem.settings["choice"]
         self._auto = auto
+        self.wide_projection_ = None if auto is None else auto.projection
         self._record_choices(parsed, auto, choice)
         self.n_features_in_ = len(auto.columns) if auto is not None else parsed.X.shape[1]
         if hasattr(problem.settings["input"], "columns"):

@@ -72,9 +72,9 @@ from mapdp_core.core.encoding import encode_column
 from mapdp_core.core.estimator import run_many
 from mapdp_core.core.labels import relabel_by_first_appearance
 
-__all__ = ["AutoChoice", "AutoData", "AutoLikelihoodWarning", "MAX_JOINT_COLUMNS", "N0_GRID", "SEARCH_ROWS",
-           "SPREAD_GRID", "WEIGHT_GRID", "auto_likelihood", "choose_hyperparameters", "encode_rows",
-           "structured_likelihood"]
+__all__ = ["AutoChoice", "AutoData", "AutoLikelihoodWarning", "MAX_COMPONENTS", "MAX_JOINT_COLUMNS", "N0_GRID",
+           "SEARCH_ROWS", "SPREAD_GRID", "WEIGHT_GRID", "WIDE_COLUMNS", "WideProjection", "auto_likelihood",
+           "choose_hyperparameters", "encode_rows", "structured_likelihood", "wide_projection"]
 
 #: N0 values tried (the range of the papers' experiments; PLOS Section 5 uses 3)
 N0_GRID = (0.1, 0.3, 1.0, 3.0)
@@ -114,6 +114,71 @@ class AutoData:
     dropped: pd.DataFrame
     encodings: dict
     columns: list
+    projection: "WideProjection | None" = None
+
+
+#: Real-valued columns from which a table counts as wide: at least this many, and more than a
+#: quarter of its rows. Then MAPDP() clusters their leading principal components (:class:`WideProjection`).
+WIDE_COLUMNS = 100
+#: The most principal components a wide table keeps.
+MAX_COMPONENTS = 50
+
+
+@dataclass
+class WideProjection:
+    """The real-valued columns of a wide table summarised by their principal components above the
+    noise level, which MAPDP() clusters instead of the columns themselves (issue 28).
+
+    With D columns of pure noise and N rows, the eigenvalues of the sample correlation matrix lie
+    below the Marchenko-Pastur edge (1 + sqrt(D / N))^2 (Marchenko & Pastur 1967; Johnstone 2001,
+    Ann. Stat. 29:295): a component above it carries structure shared by many columns, such as
+    groups that shift a block of features. Clustering those few components avoids both failures
+    of hundreds of independent columns: one cluster (no column alone pays for a split) and one
+    cluster per row (each tiny cluster fits its row's thousands of values best). Columns are
+    standardised first (so units do not matter); a missing value counts as its column's mean.
+
+    ``columns``: the real-valued columns summarised; ``mean``, ``sd``: their standardisation;
+    ``components`` (D x k): the directions; ``names``: the components' names ("PC1", ...);
+    ``eigenvalues``: of the correlation matrix, the kept ones first; ``edge``: the noise edge.
+    """
+
+    columns: list
+    mean: np.ndarray
+    sd: np.ndarray
+    components: np.ndarray
+    names: list
+    eigenvalues: np.ndarray
+    edge: float
+
+    def transform(self, values: np.ndarray) -> np.ndarray:
+        """Rows of the ``columns`` (N x D, NaN = missing) as their component scores (N x k)."""
+        Z = (np.asarray(values, dtype=float) - self.mean) / self.sd
+        return np.nan_to_num(Z, nan=0.0) @ self.components
+
+    def loadings(self) -> pd.DataFrame:
+        """Each column's weight in each component (columns x components): what drives the clusters."""
+        return pd.DataFrame(self.components, index=self.columns, columns=self.names)
+
+
+def wide_projection(X: pd.DataFrame, columns: list) -> WideProjection:
+    """The :class:`WideProjection` of ``columns`` of ``X``: at least one component, at most
+    :data:`MAX_COMPONENTS` and N / 5."""
+    values = X[columns].to_numpy(dtype=float)
+    N, D = values.shape
+    mean = np.nanmean(values, axis=0)
+    sd = np.nanstd(values, axis=0)
+    sd = np.where(sd > 0, sd, 1.0)
+    Z = np.nan_to_num((values - mean) / sd, nan=0.0)
+    _, s, Vt = np.linalg.svd(Z, full_matrices=False)  # O(N^2 D): the N x N side, never D x D
+    eigenvalues = s ** 2 / N
+    edge = (1.0 + math.sqrt(D / N)) ** 2
+    k = int(min(max(1, int(np.sum(eigenvalues > edge))), MAX_COMPONENTS, max(1, N // 5)))
+    components = Vt[:k].T.copy()
+    for j in range(k):  # a sign per component that does not depend on the run: its largest weight positive
+        if components[np.argmax(np.abs(components[:, j])), j] < 0:
+            components[:, j] *= -1.0
+    return WideProjection(list(columns), mean, sd, components, [f"PC{j + 1}" for j in range(k)],
+                          eigenvalues[:k].copy(), float(edge))
 
 
 def _as_frame(X) -> pd.DataFrame:
@@ -210,8 +275,25 @@ def auto_likelihood(X) -> AutoData:
     for note in notes:
         warnings.warn(note, AutoLikelihoodWarning, stacklevel=3)
     table = pd.DataFrame(reasons, columns=["column", "family", "reason"])
-    return AutoData(pd.DataFrame(features, index=range(len(frame))), likelihood, table, dropped, encodings,
-                    list(frame.columns))
+    encoded = pd.DataFrame(features, index=range(len(frame)))
+    real = [c for c, f in likelihood.items() if f == "normal_gamma"]
+    projection = None
+    if len(real) >= WIDE_COLUMNS and len(real) > len(frame) / 4:
+        projection = wide_projection(encoded, real)
+        scores = pd.DataFrame(projection.transform(encoded[real].to_numpy()), columns=projection.names)
+        encoded = pd.concat([encoded.drop(columns=real), scores], axis=1)
+        likelihood = {**{c: f for c, f in likelihood.items() if c not in real},
+                      **{name: "normal_gamma" for name in projection.names}}
+        said = (f"one of {len(real)} real-valued columns, more than a wide table's clusters can be told from one "
+                f"by one: summarised with the others by {len(projection.names)} principal component(s) above the "
+                f"noise level (eigenvalue > {projection.edge:.3g}, Marchenko-Pastur)")
+        table.loc[table["column"].isin(real), "reason"] = said
+        table = pd.concat([table, pd.DataFrame(
+            [{"column": name, "family": "normal_gamma",
+              "reason": f"principal component {j + 1} of the {len(real)} standardised real-valued columns "
+                        f"(eigenvalue {ev:.3g} of the correlation matrix)"}
+             for j, (name, ev) in enumerate(zip(projection.names, projection.eigenvalues))])], ignore_index=True)
+    return AutoData(encoded, likelihood, table, dropped, encodings, list(frame.columns), projection)
 
 
 def encode_rows(auto: AutoData, X, *, unseen: list | None = None) -> pd.DataFrame:
@@ -229,7 +311,14 @@ def encode_rows(auto: AutoData, X, *, unseen: list | None = None) -> pd.DataFram
                              f"input (new rows have {M.shape[-1]} columns; the model was fitted on "
                              f"{len(auto.columns)}).")
         frame = pd.DataFrame(M, columns=auto.columns)
-    return encode_new_rows(frame, list(auto.X.columns), auto.encodings, unseen=unseen)
+    projection = auto.projection
+    if projection is None:
+        return encode_new_rows(frame, list(auto.X.columns), auto.encodings, unseen=unseen)
+    kept = [c for c in auto.X.columns if c not in projection.names]  # the columns not summarised
+    rows = encode_new_rows(frame, kept + projection.columns, auto.encodings, unseen=unseen)
+    scores = pd.DataFrame(projection.transform(rows[projection.columns].to_numpy(dtype=float)),
+                          columns=projection.names, index=rows.index)
+    return pd.concat([rows[kept], scores], axis=1)[list(auto.X.columns)]
 
 
 # ----------------------------------------------------------------------------- hyperparameters
