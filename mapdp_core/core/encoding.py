@@ -22,7 +22,7 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-__all__ = ["MAX_SCALE_LEVELS", "YES_TOKENS", "as_numeric", "lattice", "stored_whole",
+__all__ = ["EXACT_DIGITS", "MAX_SCALE_LEVELS", "YES_TOKENS", "as_numeric", "code_reason", "lattice", "stored_whole",
            "category_codes", "codes_of", "encode_column", "encode_new_column",
            "encode_new_rows", "examples", "is_yes", "sorted_categories", "unseen_notes"]
 
@@ -37,8 +37,34 @@ def is_yes(value) -> bool:
     return str(value).strip().lower() in YES_TOKENS
 
 
+#: Significant digits a double keeps exactly (2**53 ~ 9.0e15): a whole number written with more is
+#: an identifier (a record or card number), which as a float would lose its last digits.
+EXACT_DIGITS = 15
+
+
+def code_reason(cells: pd.Series) -> str:
+    """Why text cells of whole numbers are codes to keep as text, or "" when they are numbers:
+    more than :data:`EXACT_DIGITS` significant digits (as floats, 18-digit record numbers all
+    became one value) or a leading zero ("02134": a postal code, whose zero a number drops).
+    Cells with a decimal mark or an exponent are numbers."""
+    cells = cells.astype(str).str.strip()
+    if cells.str.contains(r"[.,eE]", regex=True).any():
+        return ""
+    digits = cells.str.replace(r"[^0-9]", "", regex=True).str.lstrip("0").str.len()
+    if (digits > EXACT_DIGITS).any():
+        example = cells[digits > EXACT_DIGITS].iloc[0]
+        return (f"whole numbers of more than {EXACT_DIGITS} digits (e.g. {example}) kept as text: as numbers their "
+                "last digits would be lost; they identify rows or code something")
+    lead = cells.str.match(r"[+-]?0[0-9]")
+    if lead.any():
+        return (f"numbers written with a leading zero (e.g. {cells[lead].iloc[0]}) kept as text: a code, whose zero "
+                "a number drops")
+    return ""
+
+
 def as_numeric(s: pd.Series) -> pd.Series | None:
-    """The column as float (NaN missing) if it is numeric or all its values are numbers, else None."""
+    """The column as float (NaN missing) if it is numeric or all its values are numbers, else
+    None; text that writes codes (:func:`code_reason`) is not read as numbers."""
     if pd.api.types.is_bool_dtype(s):
         return s.astype(float)
     if pd.api.types.is_numeric_dtype(s):
@@ -46,6 +72,8 @@ def as_numeric(s: pd.Series) -> pd.Series | None:
     present = s.dropna()
     if present.empty:
         return pd.Series(np.nan, index=s.index, dtype=float)
+    if pd.api.types.infer_dtype(present, skipna=True) in ("string", "mixed") and code_reason(present):
+        return None
     conv = pd.to_numeric(present.astype(str).str.strip(), errors="coerce")
     if conv.notna().all():
         out = pd.Series(np.nan, index=s.index, dtype=float)

@@ -12,6 +12,8 @@ from itertools import chain
 import numpy as np
 import pandas as pd
 
+from mapdp_core.core.encoding import code_reason
+
 from .cells import has_both_decimal_marks, looks_like_number, parse_dates, parse_numbers, units_of
 from .dialect import _INF, _NA
 from .errors import _warn
@@ -137,6 +139,15 @@ def _missing(s: pd.Series) -> np.ndarray:
     return (s.isna() | s.str.lower().isin(_NA)).to_numpy()
 
 
+_LEADING_ZERO = r"[+-]?0[0-9]"
+
+
+def _written_as_code(present: pd.Series) -> str:
+    """Why whole numbers written this way are codes to keep as text, or "" (see
+    :func:`mapdp_core.core.encoding.code_reason`)."""
+    return code_reason(present)
+
+
 def _typed(s: pd.Series, missing: np.ndarray, name: str, decimal: str, report: LoadReport) -> pd.Series:
     """The rules of :func:`_column`, given the column's stripped cells ``s`` (indexed from 0)
     and its ``missing`` mask."""
@@ -145,10 +156,14 @@ def _typed(s: pd.Series, missing: np.ndarray, name: str, decimal: str, report: L
     present = s[~missing]
     numbers = _as_numbers(present, name, decimal, report)
     if numbers is not None:
-        out = np.full(len(s), np.nan)
-        out[~missing] = numbers
         # no decimal mark and no exponent in any cell ("1,234" with a decimal point is whole)
         written_whole = not present.str.contains(f"[{re.escape(decimal)}eE]", regex=True).any()
+        code = _written_as_code(present) if written_whole else ""
+        if code:  # a record number or a code, not a quantity: its exact text is kept
+            _note(report, name, code)
+            return pd.Series(s.where(~missing), name=name)
+        out = np.full(len(s), np.nan)
+        out[~missing] = numbers
         return _numeric_series(out, name, report, written_whole)
     if len(present) <= 2 * _SAMPLE_CELLS or parse_dates(present.iloc[:_SAMPLE_CELLS].tolist(), decimal) is not None:
         dates = parse_dates(present.tolist(), decimal)
@@ -234,7 +249,9 @@ class _Batch:
         marked[present] = cells.str.contains(f"[{re.escape(decimal)}eE]", regex=True).to_numpy(dtype=bool)
         shape = (len(columns), n)
         finite = np.abs(values) < _EXACT_WHOLE
-        self.plain = (missing | finite | np.isinf(values)).reshape(shape).all(axis=1)
+        lead = np.zeros(len(s), dtype=bool)  # "02134": perhaps a code, which _typed keeps as text
+        lead[present] = cells.str.match(_LEADING_ZERO).to_numpy(dtype=bool)
+        self.plain = ((missing | finite | np.isinf(values)) & ~lead).reshape(shape).all(axis=1)
         # A column none of whose cells holds a digit (ASCII text; a non-ASCII character may be one)
         # or "inf" is text to _typed: no number rule and no date rule can match it, and nothing is
         # said about it. Such a column (categories, answers) skips those rules' fixed costs.

@@ -10,7 +10,7 @@ import pandas as pd
 
 from mapdp_core.core.encoding import as_numeric as _as_numeric
 from mapdp_core.core.encoding import examples as _examples
-from mapdp_core.core.encoding import MAX_SCALE_LEVELS, lattice, stored_whole
+from mapdp_core.core.encoding import EXACT_DIGITS, MAX_SCALE_LEVELS, code_reason, lattice, stored_whole
 from .cells import parse_dates, parse_numbers
 from .errors import DataLoadError, DuplicateColumnsError, EmptyFileError
 
@@ -160,6 +160,12 @@ def _suggest_one(s: pd.Series, n_rows: int, max_categories: int, note: str = "")
                           "family normal_gamma, and prepare counts "
                           + ("days since 1970-01-01)." if special == "date" else "its length in days).")}
     num = _as_numeric(s)
+    if num is not None and pd.api.types.is_integer_dtype(s.dtype) and s.notna().any() \
+            and int(s.dropna().abs().max()) >= 10 ** EXACT_DIGITS:  # before floats round their last digits away
+        return {**row, "role": "identifier", "kind": "integer", "n_distinct": int(s.nunique()),
+                "examples": _examples(s.dropna().astype(str)),
+                "reason": f"whole numbers of more than {EXACT_DIGITS} digits: record or card numbers, not quantities "
+                          "(kept to label rows, not clustered)."}
     if num is not None:
         n_inf = int(np.isinf(num).sum())
         finite = num[np.isfinite(num)]
@@ -210,6 +216,8 @@ def _text_rule(row: dict, present: pd.Series, n_obs: int, nd: int, max_categorie
                               f"left out: too many categories to learn from (more than {max_categories}, or most "
                               "seen only once or twice). Group it into a few categories first if it matters."}
     head = cells.iloc[:_SAMPLE].tolist()
+    if code_reason(cells):  # record numbers, postal codes: text to the rules below, never numbers
+        return None
     if parse_numbers(head) is not None:
         parsed = parse_numbers(cells.tolist())
         if parsed is not None and len(parsed.bad) <= 0.1 * n_obs:
