@@ -103,9 +103,13 @@ with left:
         for param, spec in cls.ui.items():
             if name == "MAP-DP" and param == "N0":
                 continue  # the slider above
+            if name == "DP-means" and param == "lam" and match_k:
+                # the lambda that runs is found from MAP-DP's K and said under the chart; a disabled box
+                # here showed another number (issue 27)
+                st.caption("λ for DP-means: chosen to match MAP-DP's K (its value is under the chart).")
+                continue
             size = {"n_clusters": n_truth, "n_components": n_truth if name == "E-M" else None}.get(param)
-            params[param] = controls.control(name, param, spec, default=size,
-                                             disabled=(name == "DP-means" and match_k))
+            params[param] = controls.control(name, param, spec, default=size)
         chosen_params[name] = params
     with st.expander("Restarts, seed, view"):
         common.init_widget("w_restarts", int(common.setting("restarts", 3)))
@@ -230,6 +234,9 @@ with right:
                     params["lam"] = float(lam)
                     chosen_params[name] = {**chosen_params[name], "lam": float(lam)}
                 runs.append(common.run(name, params))
+                if name == "DP-means" and match_k and runs[-1].shown.n_clusters != target:
+                    notes[-1] = (notes[-1][:-1] + f"; with these restarts DP-means ends at K = "
+                                 f"{runs[-1].shown.n_clusters}, since the λ search found K = {target} on its own run.")
     except ValueError as exc:
         common.plain_error(exc, "The clustering could not run")
         st.stop()
@@ -300,6 +307,12 @@ with right:
             row.update(NMI=round(float(info["nmi"].iloc[-1]), 3), ARI=round(float(info["ari"].iloc[-1]), 3))
         rows.append(row)
     st.dataframe(rows, hide_index=True, width="stretch")
+    for r in runs:  # a sampler reports its most probable partition, not its last sweep (issue 27: say which)
+        best, last = r.shown, r.final
+        if best.iteration != last.iteration and best.n_clusters != last.n_clusters:
+            st.caption(f"{r.algorithm}: the table gives the most probable partition it visited (step "
+                       f"{best.iteration}, K = {best.n_clusters}); the animation's last frame is its last step "
+                       f"(K = {last.n_clusters}).")
     if "MAP-DP" in algorithms and not any(r.stopped for r in runs if r.algorithm == "MAP-DP"):
         common.show_components(common.fitted_mapdp()[2])
         common.show_k_evidence("explore")

@@ -420,3 +420,32 @@ def test_subtypes_with_one_cluster_still_shows_sizes_profiles_and_downloads():
     assert _table(at, {"cluster", "n"}) is not None
     assert any("nothing to test between clusters" in i.value for i in at.info)
     assert {b.key for b in at.get("download_button")} >= {"download_assignments", "download_profiles"}
+
+
+def test_dpmeans_matching_mapdps_k_shows_one_lambda_only(at):
+    """Issue 27: with "match MAP-DP's K", a disabled λ box showed 4.00 while another λ ran."""
+    assert any("λ for DP-means: chosen to match MAP-DP's K" in c.value for c in at.caption)
+    assert not any(getattr(w, "disabled", False) for w in at.number_input)
+    said = [c.value for c in at.caption if c.value.startswith("DP-means λ = ")]
+    assert len(said) == 1 and "chosen to give MAP-DP's K" in said[0]
+    at.checkbox(key="w_match_k").uncheck().run()
+    _ok(at)
+    assert not any("λ for DP-means: chosen" in c.value for c in at.caption)
+    assert not any(c.value.startswith("DP-means λ = ") for c in at.caption)
+
+
+def test_explore_says_which_k_a_sampler_reports():
+    """Issue 27: Gibbs's panel (last sweep) and the table (most probable partition) gave different
+    K without a word; the page says which is which exactly when they differ."""
+    from explorer.runner import Run
+
+    at = _app(algorithms="MAP-DP,Gibbs")
+    _ok(at)
+    gibbs = [r for r in at.session_state["runs"].values() if isinstance(r, Run) and r.algorithm == "Gibbs"]
+    assert gibbs
+    r = gibbs[-1]
+    differ = r.shown.iteration != r.final.iteration and r.shown.n_clusters != r.final.n_clusters
+    said = [c.value for c in at.caption if c.value.startswith("Gibbs: the table gives the most probable partition")]
+    assert bool(said) == differ
+    if said:
+        assert f"K = {r.shown.n_clusters}" in said[0] and f"(K = {r.final.n_clusters})" in said[0]
