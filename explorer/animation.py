@@ -4,7 +4,7 @@ and NMI/ARI per frame) as :class:`Frames`; :mod:`explorer.figures` draws them.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -44,6 +44,10 @@ class Frames:
     history : list of DataFrame
         Per algorithm one row per sweep, every sweep (also those not kept as frames):
         sweep, K, objective, changed.
+    endings : list of str
+        Per algorithm, how its run ended (:data:`ENDINGS`): "converged", "stopped" (by the time
+        limit or Stop) or "step limit" (its steps ran out without converging: a sampler's
+        sweeps, an iteration cap).
     """
 
     algorithms: list
@@ -53,6 +57,7 @@ class Frames:
     info: list
     n_frames: int
     history: list
+    endings: list = field(default_factory=list)
 
     @property
     def thinned(self) -> list:
@@ -118,7 +123,7 @@ def animation_frames(runs: list[Run], coords: np.ndarray, sample: np.ndarray | N
     reference = None
     if truth is not None and np.any(truth >= 0):
         reference = np.where(truth >= 0, truth, truth.max() + 1)
-    algorithms, sweeps, colours, ellipses, info, history = [], [], [], [], [], []
+    algorithms, sweeps, colours, ellipses, info, history, endings = [], [], [], [], [], [], []
     for run in runs:
         history.append(pd.DataFrame([{"sweep": st.iteration, "K": st.n_clusters, "objective": st.objective,
                                       "changed": st.n_changed} for st in run.states]))
@@ -142,5 +147,19 @@ def animation_frames(runs: list[Run], coords: np.ndarray, sample: np.ndarray | N
         colours.append([lab[sample] for lab in matched])
         ellipses.append([_ellipses(coords, lab) for lab in matched])
         info.append(pd.DataFrame(rows))
+        endings.append(ending(run))
     n_frames = max((len(s) for s in sweeps), default=0)
-    return Frames(algorithms, sweeps, colours, ellipses, info, n_frames, history)
+    return Frames(algorithms, sweeps, colours, ellipses, info, n_frames, history, endings)
+
+
+#: How a recorded run ended, as the animation's last frame says it.
+ENDINGS = ("converged", "stopped", "step limit")
+
+
+def ending(run: Run) -> str:
+    """"stopped" when the time limit or Stop cut the run, else "converged" when its last step
+    converged, else "step limit" (issue 27: every last frame said "done", beside a warning that
+    the run had been stopped)."""
+    if run.stopped:
+        return "stopped"
+    return "converged" if run.final.converged else "step limit"

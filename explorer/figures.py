@@ -87,7 +87,8 @@ def _title(frames: Frames, a: int, f: int, settings: dict | None = None) -> str:
     """A panel's title on three short lines, so that side-by-side titles fit their panels."""
     info = frames.info[a]
     row = info.iloc[min(f, len(info) - 1)]
-    done = " (done)" if f >= len(info) - 1 else ""
+    ended = frames.endings[a] if a < len(frames.endings) else "done"
+    done = f" ({ended})" if f >= len(info) - 1 else ""
     name = frames.algorithms[a]
     extra = f" ({settings[name]})" if settings and settings.get(name) else ""
     text = f"<b>{name}</b>{extra}<br>{_step_word(name)} {int(row['sweep'])}{done} · K = {int(row['K'])}"

@@ -226,7 +226,7 @@ PLOT_BACKGROUND = """() => {
 
 # the animation's three runs are drawn and the curves under them too: the page has settled
 SETTLED = """() => [...document.querySelectorAll('.st-key-animation .annotation-text')]
-    .filter(e => e.textContent.includes('(done)')).length >= 3
+    .filter(e => /[(](converged|stopped|step limit)[)]/.test(e.textContent)).length >= 3
     && document.querySelector('.st-key-traces .js-plotly-plot') !== null"""
 
 
@@ -315,7 +315,7 @@ def test_browser_session(page):
                            ".some(e => e.textContent.includes('sweep 1 ·'))")
     page.locator(".js-plotly-plot .updatemenu-button", has_text="Play").first.click()
     page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .annotation-text')]"
-                           ".filter(e => e.textContent.includes('(done)')).length >= 3", timeout=60_000)
+                           ".filter(e => /[(](converged|stopped|step limit)[)]/.test(e.textContent)).length >= 3", timeout=60_000)
     page.screenshot(path=str(SHOTS / "2_explore_after_play.png"), full_page=True)
     _no_exception(page)
 
@@ -323,7 +323,7 @@ def test_browser_session(page):
     # per frame; the rows not visited yet are drawn grey)
     page.get_by_role("button", name="SUGS", exact=True).click()
     page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .annotation-text')]"
-                           ".some(e => e.textContent.startsWith('SUGS') && e.textContent.includes('(done)'))")
+                           ".some(e => e.textContent.startsWith('SUGS') && /[(](converged|stopped|step limit)[)]/.test(e.textContent))")
     _idle(page)
     page.get_by_text("builds the clustering row by row").wait_for()
     page.screenshot(path=str(SHOTS / "2b_explore_with_sugs.png"), full_page=True)

@@ -339,3 +339,16 @@ def test_a_restart_cut_short_never_wins_over_a_complete_one(scenario):
     assert (only_partial.final.labels < 0).any()
     with pytest.raises(ValueError, match="without a cluster"):
         runner.fitted_model(scenario, only_partial)
+
+
+def test_the_last_frame_says_how_each_run_ended(scenario):
+    """Issue 27: every last frame said "(done)", beside a warning that the run had been stopped."""
+    converged = runner.run(scenario, "MAP-DP", {"N0": 1.0}, restarts=1)
+    limited = runner.run(scenario, "K-means", {"n_clusters": 3, "max_iter": 1}, restarts=1)
+    stopped = runner.run(scenario, "Gibbs", {"n_sweeps": 50}, restarts=1, should_stop=lambda: True)
+    assert [animation.ending(r) for r in (converged, limited, stopped)] == ["converged", "step limit", "stopped"]
+    coords, names = sources.projection(scenario)
+    frames = animation.animation_frames([converged, limited, stopped], coords, None, scenario.truth)
+    fig = figures.animation_figure(frames, coords, names)
+    titles = [a.text for a in fig.frames[-1].layout.annotations[:3]]
+    assert "(converged)" in titles[0] and "(step limit)" in titles[1] and "(stopped)" in titles[2]
