@@ -51,6 +51,7 @@ import re
 import textwrap
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FuturesTimeout
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Iterator
@@ -337,6 +338,17 @@ def best_restart(values) -> int:
     return int(tied[0])
 
 
+def _result_interruptibly(future):
+    """``future.result()``, waking every 50 ms: a result that is ready returns at once, and an
+    interrupt raised without a signal (``_thread.interrupt_main()``, what Jupyter's interrupt
+    does on Windows) reaches this thread at the next wake-up instead of after the whole wait."""
+    while True:
+        try:
+            return future.result(timeout=0.05)
+        except FuturesTimeout:
+            continue
+
+
 def run_many(function, items, n_jobs=None, stop: StopFlag | None = None, on_done=None) -> list:
     """``[function(item) for item in items]``, in parallel threads: ``n_jobs`` of them, or with
     None one per item up to the number of cores (as scikit-learn's KMeans uses every core
@@ -386,7 +398,7 @@ def run_many(function, items, n_jobs=None, stop: StopFlag | None = None, on_done
             try:
                 futures = [pool.submit(guarded, item) for item in items]
                 for future in futures:
-                    collect(future.result())
+                    collect(_result_interruptibly(future))
             finally:
                 pool.shutdown(wait=False, cancel_futures=True)  # on failure the wait is below
             return results

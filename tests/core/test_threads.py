@@ -105,3 +105,30 @@ def test_ctrl_c_stops_parallel_restarts_and_joins_them(rng):
         assert interrupted < 60  # it did not run every restart to its end first
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def test_an_interrupt_without_a_signal_reaches_run_many_while_it_waits():
+    """Issue 29: ``_thread.interrupt_main()`` (Jupyter's interrupt on Windows) sets the interrupt
+    without a signal, so a wait on a lock never saw it: MAPDP()'s threaded restarts ran on. The
+    wait wakes every 50 ms now; the workers (20 s each if never stopped) end at their next step."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    flag = StopFlag()
+    finished = []
+
+    def work(i):
+        for _ in until_stopped(iter(range(4000)), flag):
+            time.sleep(0.005)
+        finished.append(i)
+
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    try:
+        started = time.perf_counter()
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            run_many(work, range(2), n_jobs=2, stop=flag)
+        took = time.perf_counter() - started
+        assert flag.is_set() and flag.wait_idle(timeout=0)
+        assert finished == [] and took < 10.0, took  # not after the workers' 20 s
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, previous)
