@@ -252,6 +252,19 @@ def _fill_missing(X, i, fill, m, L, work):
             fill[i, a] = v
 
 
+@njit(cache=True, inline="always")
+def _add_completed(fill, i, mean_k, chol_k, c, v):
+    """Row i's completed values into one cluster's statistics of precision count c = c0 + n:
+    m += (x - m)/(c + 1) and the rank-one update of T's Cholesky factor by c/(c + 1)(x - m)(x - m)^T
+    (``v`` is scratch of length D)."""
+    scale = math.sqrt(c / (c + 1.0))
+    for d in range(mean_k.shape[0]):
+        u = fill[i, d] - mean_k[d]
+        v[d] = scale * u
+        mean_k[d] += u / (c + 1.0)
+    _chol_rank1(chol_k, v, 1.0)
+
+
 @njit(cache=True, _nrt=False)
 def _has_gap(X, i):
     for a in range(X.shape[1]):
@@ -269,14 +282,7 @@ def move(i, k, sign, fam):
     if sign > 0:
         if _has_gap(X, i):
             _fill_missing(X, i, fill, mean[k], chol[k], work)
-        c = c0 + cnt[k]
-        v = work[0]
-        scale = math.sqrt(c / (c + 1.0))
-        for d in range(D):
-            u = fill[i, d] - mean[k, d]
-            v[d] = scale * u
-            mean[k, d] += u / (c + 1.0)
-        _chol_rank1(chol[k], v, 1.0)
+        _add_completed(fill, i, mean[k], chol[k], c0 + cnt[k], work[0])
         cnt[k] += 1.0
     elif cnt[k] <= 1.0:
         reset(k, fam)
@@ -398,13 +404,7 @@ def _chain_log_marginals(rows, labels, K, X, fill, m0, c0, a0, L0, work, cnt, me
             if not s < math.inf:  # a far-out row, as in nlp
                 s = _marginal_nlp(X, i, mean[k], chol[k], n, c0, a0, work)
         out[k] -= s
-        c = c0 + n  # fill[i] into the statistics, as move does
-        scale = math.sqrt(c / (c + 1.0))
-        for d in range(D):
-            u = fill[i, d] - mean[k, d]
-            v[d] = scale * u
-            mean[k, d] += u / (c + 1.0)
-        _chol_rank1(chol[k], v, 1.0)
+        _add_completed(fill, i, mean[k], chol[k], c0 + n, v)  # fill[i] into the statistics, as move does
         cnt[k] = n + 1.0
 
 

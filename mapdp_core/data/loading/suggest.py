@@ -297,12 +297,9 @@ def _suggest_values(row, s, values, distinct, words, n_rows, max_categories, inf
                     "reason": f"whole numbers {int(lo)}..{int(hi)}: an ordinal scale, shifted to 0..{int(hi - lo)} and "
                               f"modelled as binomial with n = {int(hi - lo)}" + inf_note + "."}
         if lo >= 0:
-            judged = values[values != 0] if n_zero else values
-            counts, why = _count_evidence(judged.astype(float), words, bool(n_zero))
-            if counts:
-                return {**row, "family": "poisson",
-                        "reason": f"non-negative whole numbers {int(lo)}..{int(hi)}, {why}: counts, modelled as "
-                                  "Poisson" + inf_note + zero_note + "."}
+            counted, why = _poisson_rule(row, values, words, n_zero, lo, hi, inf_note + zero_note)
+            if counted is not None:
+                return counted
             return {**row, "family": "normal_gamma",
                     "reason": f"whole numbers {int(lo)}..{int(hi)}, {why} (choose poisson if these are counts)"
                               + inf_note + zero_note + "."}
@@ -310,6 +307,18 @@ def _suggest_values(row, s, values, distinct, words, n_rows, max_categories, inf
                 "reason": f"whole numbers {int(lo)}..{int(hi)} including negatives; modelled as real" + inf_note + "."}
     return {**row, "family": "normal_gamma", "reason": "real numbers; modelled as Gaussian (normal_gamma)"
             + inf_note + zero_note + "."}
+
+
+def _poisson_rule(row: dict, values: np.ndarray, words: set, n_zero: int, lo: float, hi: float,
+                  notes: str) -> tuple[dict | None, str]:
+    """(the Poisson suggestion, why) for non-negative whole numbers spread like counts, else
+    (None, why not); suspicious zeros are left out of the judgement (:func:`_count_evidence`)."""
+    judged = values[values != 0] if n_zero else values
+    counts, why = _count_evidence(judged.astype(float), words, bool(n_zero))
+    if not counts:
+        return None, why
+    return {**row, "family": "poisson", "reason": f"non-negative whole numbers {int(lo)}..{int(hi)}, {why}: counts, "
+                                                  "modelled as Poisson" + notes + "."}, why
 
 
 def _floats_rule(row: dict, values: np.ndarray, words: set, lo: float, hi: float, nd: int, n_zero: int,
@@ -337,12 +346,9 @@ def _floats_rule(row: dict, values: np.ndarray, words: set, lo: float, hi: float
                    f"{_examples([step])} counted {start}): an ordinal scale, modelled as binomial with n = {n}")
         return {**row, "family": "binomial", "reason": how + inf_note + zero_note + "."}
     if row["kind"] == "integer" and lo >= 0 and words & COUNT_WORDS:
-        judged = values[values != 0] if n_zero else values
-        counts, why = _count_evidence(judged.astype(float), words, bool(n_zero))
-        if counts:
-            return {**row, "family": "poisson",
-                    "reason": f"non-negative whole numbers {int(lo)}..{int(hi)}, {why}: counts, modelled as "
-                              "Poisson" + inf_note + zero_note + "."}
+        counted, _ = _poisson_rule(row, values, words, n_zero, lo, hi, inf_note + zero_note)
+        if counted is not None:
+            return counted
     if row["kind"] == "integer":
         return {**row, "family": "normal_gamma",
                 "reason": f"whole numbers {int(lo)}..{int(hi)} stored as decimals: modelled as a real measurement "
