@@ -45,14 +45,21 @@ Detection rules (the reasons are repeated in the suggestion table):
 * Decimal comma (the file's convention): only when the delimiter is not a comma, and
   cells that prove a decimal comma (``1,5``, ``1.234,5``) outnumber those that prove a
   point; with no proof either way, cells like ``1,5`` against cells like ``1.5``.
+* Lines end at LF, CR LF and CR only, as CSV defines them (both readers): a form
+  feed, vertical tab, U+0085, U+2028 or U+2029 stays inside its cell's text.
 * Numbers, per column (rules in :mod:`mapdp_core.data.loading.cells`): thousands separators
-  (``1,234``, ``1.234,5``, ``1 234``, ``1'234``), one unit for the column (``5.2 mg``,
-  ``120 mmHg``, ``12%``, read as 5.2, 120, 12), and each column's own decimal mark when
-  its cells prove one; a column whose cells prove nothing (``1.234`` alone is ambiguous)
-  follows the file's decimal mark. What was done is noted per column
-  (``LoadReport.column_notes``, ``df.attrs["column_notes"]``) and repeated in the
-  suggestion's reason. Two units, or both decimal marks, in one column leave it text,
-  with a warning.
+  (``1,234``, ``1.234,5``, ``1 234``, ``1'234``), one unit or currency for the column
+  (``5.2 mg``, ``120 mmHg``, ``12%``, ``1.200 \u20ac``, ``$1,200.50``, read as 5.2, 120, 12,
+  1200, 1200.5), accounting negatives (``(1,234.50)`` reads -1234.5), and each column's own
+  decimal mark chosen from all its cells (the mark more cells prove when they disagree); a
+  column whose cells prove nothing (``1.234`` alone is ambiguous) follows the file's decimal
+  mark (an amount of money excepted: ``\u20ac1.200`` is 1200). Percentages keep their scale
+  (``79%`` reads 79); plain fractions among them are put on that scale (``0.12`` reads 12),
+  and other plain numbers are flagged. What was done is noted per column
+  (``LoadReport.column_notes``, ``df.attrs["column_notes"]``), with the count of ambiguous or
+  contradictory cells and the reading chosen, and repeated in the suggestion's reason; cells
+  a user should check (both decimal marks, percentages mixed with plain numbers) are also
+  warned about. Two units in one column leave it text, with a warning.
 * Dates (ISO, ``2021/03/04``, day-month-year or month-day-year with a four-digit year)
   become ``datetime64`` columns; the suggestion leaves them out with the note "a date
   (use it as a number of days if you want it)": making one a feature with a real family

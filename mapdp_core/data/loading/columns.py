@@ -94,6 +94,8 @@ def _as_numbers(present: pd.Series, name: str, decimal: str, report: LoadReport)
               report.warnings)
     if parsed is not None:
         _note(report, name, parsed.note)
+        for doubt in parsed.doubts:  # cells read one way that a user should check
+            _warn(f"column '{name}' {doubt}", report.warnings)
     return out
 
 

@@ -67,7 +67,8 @@ def _detect_decimal(rows: list[list[str]], delimiter: str | None) -> str:
     either way, plain ``1,5``-like cells against ``1.5``-like ones."""
     if delimiter in (",", None):
         return "."
-    cells = [c for r in rows for c in r if c and c[-1:].isdigit() or c.endswith("%")]
+    # number-like cells: ending in a digit, a percent sign, a currency sign or a parenthesis ("(1.234,50)")
+    cells = [c for r in rows for c in r if c and (c[-1].isdigit() or c[-1] in "%)$\u20ac\u00a3\u00a5")]
     proof = Counter(e for c in cells for e in [decimal_evidence(c)] if e)
     if proof:
         return "," if proof[","] > proof["."] else "."

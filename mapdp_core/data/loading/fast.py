@@ -18,6 +18,7 @@ from .errors import _warn
 from .grid import _assemble, _check_rows, _header_choice, _unique_names
 from .report import LoadReport
 from .text_encoding import _SAMPLE_BYTES
+from .text_rows import _lines
 
 __all__ = ['FAST_PATH_BYTES']
 
@@ -44,7 +45,7 @@ def _fast_frame(data: bytes, encoding: str, header, report: LoadReport, min_rows
     """A large text file read by pandas' C parser, or None when the file needs the careful path
     (a row wider than the first, a header shorter than the rows, quotes in the header line...)."""
     head = data[:_SAMPLE_BYTES].decode(encoding, errors="ignore").removeprefix("\ufeff")
-    lines = head.splitlines()[:-1]  # the last line of the sample may be cut
+    lines = _lines(head)[:-1]  # the last line of the sample may be cut
     delim, skip = None, 0
     if lines and re.fullmatch(r"\s*sep=(.)\s*", lines[0], flags=re.IGNORECASE):
         delim = re.fullmatch(r"\s*sep=(.)\s*", lines[0], flags=re.IGNORECASE).group(1)

@@ -1,6 +1,11 @@
 """The careful path for text: the whole text split into rows of stripped cells by the csv
 module, with the ``sep=`` line obeyed, rows run over several lines reported, an unclosed
-quote refused and empty rows left out."""
+quote refused and empty rows left out.
+
+Lines end only at LF, CR LF and CR, as CSV (RFC 4180) and pandas' reader define
+them: :meth:`str.splitlines` also breaks at form feed, vertical tab, U+001C-U+001E, U+0085,
+U+2028 and U+2029, which a cell may hold (text pasted from a word processor), and a row cut
+there shifted its values into the wrong columns. :func:`_lines` is used by both readers."""
 from __future__ import annotations
 
 import csv
@@ -12,9 +17,22 @@ from .errors import DataLoadError, _warn
 from .report import LoadReport
 
 
+#: the line breaks of a CSV file; no other character ends a row
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def _lines(text: str) -> list[str]:
+    """``text`` cut at LF, CR LF and CR only (what :meth:`str.splitlines` gives for a
+    file with no other line separator): U+2028, U+0085, a form feed ... stay in their cell."""
+    lines = _LINE_BREAK.split(text)
+    if lines[-1] == "":  # the file's last line break ends a line, it does not start one
+        lines.pop()
+    return lines
+
+
 def _parse_text(text: str, report: LoadReport) -> list[list[str]]:
     text = text.removeprefix("\ufeff")
-    lines = text.splitlines()
+    lines = _lines(text)
     delim, offset = None, 0
     if lines and re.fullmatch(r"\s*sep=(.)\s*", lines[0], flags=re.IGNORECASE):
         delim = re.fullmatch(r"\s*sep=(.)\s*", lines[0], flags=re.IGNORECASE).group(1)
