@@ -475,8 +475,9 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
                                                cand[1], cand[2])
         return priors[cand[:3]]
 
-    over = _oversegmented(searched, seed)
-    coarse = _coarse_starts(searched, seed)
+    view = standardized_view(searched)  # the K-means starts' view, computed once
+    over = _oversegmented(view, seed)
+    coarse = _coarse_starts(view, seed) if "joint" in grid["structure"] else []
 
     def fit_one(cand):
         """MAP-DP runs from one cluster (PLOS Appendix B) and from an over-segmented start,
@@ -621,16 +622,15 @@ def _check_structure(X, likelihood, best, results, rng, workers, prior_for, rows
     return winner, (float(m.neg_log_joint), None), relabel_by_first_appearance(m.labels), rows, checked
 
 
-def _oversegmented(parsed, seed: int) -> np.ndarray:
-    """A deliberately fine start: K-means with about sqrt(N)/2 (at most 16) clusters on the
-    columns z-scored (categories one-hot, gaps at the column mean; :func:`standardized_view`)."""
-    Z = standardized_view(parsed)
+def _oversegmented(Z: np.ndarray, seed: int) -> np.ndarray:
+    """A deliberately fine start: K-means with about sqrt(N)/2 (at most 16) clusters on ``Z``,
+    the columns z-scored (categories one-hot, gaps at the column mean; :func:`standardized_view`)."""
     N = len(Z)
     k = int(min(16, max(2, round(math.sqrt(N) / 2)), N))
     return kmeans_labels(Z, k, seed)
 
 
-def _coarse_starts(parsed, seed: int) -> list:
+def _coarse_starts(Z: np.ndarray, seed: int) -> list:
     """K-means with 2 and 3 clusters on the same view as :func:`_oversegmented`: starts near a
     few large groups. A Normal-Wishart block in many dimensions seldom opens a cluster for one
     row (a lone row's prior predictive is broad), and the fine start's small clusters each pay
@@ -638,5 +638,4 @@ def _coarse_starts(parsed, seed: int) -> list:
     partition has a lower joint: on the Australian athletes (12 columns, sex as the class, not
     a tuning table) the search ended at K = 1 with a joint 4 nats above the two-group partition
     these starts find (NMI 0.00 -> 0.89)."""
-    Z = standardized_view(parsed)
     return [kmeans_labels(Z, k, seed) for k in (2, 3) if k < len(Z)]

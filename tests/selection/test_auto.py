@@ -331,7 +331,7 @@ def test_the_search_finds_two_groups_that_a_correlated_block_cannot_open_from_on
     m = _fit(X)
     assert m.hyperparameters_["structure"] == "joint"
     assert m.n_clusters_ == 2 and clustering_scores(z, m.labels_)["nmi"] > 0.95
-    monkeypatch.setattr(auto, "_coarse_starts", lambda parsed, seed: [])
+    monkeypatch.setattr(auto, "_coarse_starts", lambda view, seed: [])
     without = _fit(X)  # measured: K = 3, NMI 0.82, a joint higher by 39 nats
     assert m.neg_log_joint_ < without.neg_log_joint_  # what the search found is better by the joint itself
 

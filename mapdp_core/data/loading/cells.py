@@ -213,11 +213,7 @@ def parse_numbers(cells, file_decimal: str = ".") -> NumberColumn | None:
     if not cells:
         return None
     n = len(cells)
-    matches = [_CELL.fullmatch(c) for c in cells]  # _match, without its cost per cell where it adds nothing
-    in_parens = [False] * n
-    for i, m in enumerate(matches):
-        if m is None and "(" in cells[i]:
-            matches[i], in_parens[i] = _match(cells[i])
+    matches, in_parens = (list(t) for t in zip(*map(_match, cells)))
     if n - matches.count(None) < 0.5 * n:
         return None
     bodies = [None if m is None else m["body"] for m in matches]
