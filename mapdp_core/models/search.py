@@ -32,6 +32,16 @@ brute force in the tests). ``prior_kind="ewens"`` reproduces the paper: ln P(m) 
 greedy completion of the count vector (§3.1, eqs 2 and 6, D3's off-by-one resolved as R =
 N - n steps), without the reference code's 97-slot cache (D6).
 
+Cost, bounded before starting. A popped state's statistics are its parent's (kept while a child
+of it is queued) plus its one new row (:class:`_Statistics`), so a pop costs O(K) at any depth.
+Before a search starts, :func:`check_search_cost` estimates its pops, seconds and memory from N,
+the beam, the heuristic and the prior (:func:`search_cost`, constants measured as their comments
+say): it refuses a search that cannot finish within ``max_expansions`` pops (A* with the trivial
+or admissible heuristic pops about e^(c N) states), one estimated to take more than
+MAX_ESTIMATED_SECONDS, or an admissible bound needing more than MAX_HEURISTIC_BYTES, and warns
+beyond WARN_ESTIMATED_SECONDS; each message says what to change. While A* runs, its queue is
+bounded by MAX_QUEUE_BYTES.
+
 Departures, documented: the root is the empty clustering (the reference code starts with x_1
 in cluster 1; equivalent); ties in f go to the state pushed first, so children of one state
 rank existing clusters by index and the new cluster last, as MAP-DP breaks ties.
@@ -45,6 +55,7 @@ import warnings
 from typing import Iterator
 
 import numpy as np
+from scipy.special import digamma
 
 from mapdp_core.kernels import dp_mixture
 from mapdp_core.engine.model_data import ModelData
@@ -54,7 +65,7 @@ from mapdp_core.families import warm_up_example
 from .mapdp import MAPDP, PredictsAsMAPDP
 from mapdp_core.core.state import SweepState
 
-__all__ = ["DPSearch", "eppf_completion", "ewens_log_prob", "ewens_completion"]
+__all__ = ["DPSearch", "eppf_completion", "ewens_log_prob", "ewens_completion", "search_cost"]
 
 HEURISTICS = ("trivial", "inadmissible", "admissible")
 PRIOR_KINDS = ("eppf", "ewens")
@@ -62,6 +73,152 @@ DATA_ORDERS = ("marginal", "input", "reversed", "random")
 
 #: pops after which an unfinished search stops with a message (A* can be exponential)
 DEFAULT_MAX_EXPANSIONS = 1_000_000
+#: bytes the statistics kept for queued states' parents may take (see _Statistics); a beam keeps
+#: at most beam_size of them, so only A* reaches it
+MAX_SNAPSHOT_BYTES = 256 * 2 ** 20
+#: bytes one queue entry takes: a 7-tuple of Python numbers and its list slot (272 + 8 bytes,
+#: measured with tracemalloc over 100 000 entries)
+QUEUE_ENTRY_BYTES = 280
+#: bytes the queue may take before the search stops with a message (only A* grows it)
+MAX_QUEUE_BYTES = 2 ** 30
+
+# --- The cost estimate made before a search starts (search_cost; DPSearch._validate) ---------
+# Measured on the development machine (Python 3.11, numba 0.68, two cores shared with other
+# work) by timing fits of DPSearch; the measurements are quoted with each constant.
+#: A* (beam_size=None) pops grow about e^(rate N) with the trivial or admissible heuristic.
+#: Rates ln(pops) / N measured at the largest N that finished within 100 000 pops (N = 12..24) on
+#: a 1-D normal, a 2-D three-group, a 2-D spherical (fixed and empirical prior) and a
+#: four-column discrete table: 0.44 to 0.76 per row (admissible: 0.47, 0.52); D07's Gaussian
+#: tables (benchmarks/results/other-systems-2026-11-24.txt, Table 3): 0.42 at N = 20, 0.34 at
+#: N = 25 (its one finished set). The least is the "at least" estimate that refusals use; the
+#: typical one is used for time.
+A_STAR_LEAST_GROWTH = 0.34
+A_STAR_TYPICAL_GROWTH = 0.5
+#: seconds per pushed state (the child's f, the prior bound, the heap): 11 to 57 us, median
+#: about 20 us, over beams 1, 10 and 100 on four tables of 300 and 3 000 rows; A* about 40 us
+SECONDS_PER_PUSH = 30e-6
+#: seconds per element of one cluster's R x R x D admissible bound (R rows left, D columns):
+#: 22 ns measured on 200 rows, D = 2, beam 10 (2 059 pops, 14.3 s)
+ADMISSIBLE_SECONDS_PER_ELEMENT = 25e-9
+#: bytes of working memory per element of the R x R admissible bound (two R x R x D arrays and
+#: three R x R ones of float64 at the peak, per column D: 8 (2 D + 3))
+ADMISSIBLE_BYTES = 8
+#: seconds per step of the greedy Ewens completion (prior_kind="ewens", one step per row left):
+#: 0.7 to 1.0 us measured over 20 000 steps
+EWENS_SECONDS_PER_STEP = 1e-6
+#: a search estimated to take longer than this (its least estimate) is refused before it starts
+MAX_ESTIMATED_SECONDS = 3600.0
+#: a search whose typical estimate is longer than this warns before it starts
+WARN_ESTIMATED_SECONDS = 60.0
+#: working memory the admissible heuristic may take for one bound (bytes)
+MAX_HEURISTIC_BYTES = 2 ** 30
+
+
+def expected_clusters(N: int, alpha: float) -> float:
+    """E[K] of N rows under the CRP(alpha) prior: alpha (psi(alpha + N) - psi(alpha))."""
+    return float(min(N, alpha * (digamma(alpha + N) - digamma(alpha)))) if N else 0.0
+
+
+def search_cost(N: int, D: int, alpha: float, beam_size, heuristic: str, prior_kind: str = "eppf",
+                bound_prior: bool = True) -> dict:
+    """A rough estimate of a search's pops, seconds and working memory, before it starts.
+
+    Pops: a beam of b pops between N + 1 (straight to the goal, D07 L195) and about b N (0.5 b N
+    to 0.8 b N measured at b = 100), typically (1 + b/2) N (1 to 8.4 N measured at b = 10); A*
+    pops at least e^(A_STAR_LEAST_GROWTH N) with the trivial or admissible heuristic
+    (exponential in N), at least N + 1 with the inadmissible one. Each
+    pop pushes K + 1 children: K = 1 for the least estimate, the CRP's E[K] for the largest.
+    Per pushed child: SECONDS_PER_PUSH, plus, for the admissible heuristic, its share of the
+    2K + 2 cluster bounds of R^2 D elements (R the rows left, R^2 about N^2 / 3 on average),
+    plus, for prior_kind="ewens" with the bound, R steps of the greedy completion.
+    Returns a dict: pops_least, pops_typical, pops_most, seconds_least, seconds_typical,
+    seconds_most and heuristic_bytes (the admissible bound's peak working memory; 0 for the
+    others)."""
+    N, D = int(N), max(int(D), 1)
+    K_most = max(1.0, expected_clusters(N, alpha))
+    if beam_size is None:
+        if heuristic == "inadmissible":
+            least = typical = most = float(N + 1)
+        else:
+            least = math.exp(min(A_STAR_LEAST_GROWTH * N, 700.0))
+            typical = most = math.exp(min(A_STAR_TYPICAL_GROWTH * N, 700.0))
+            least, typical, most = max(least, N + 1.0), max(typical, N + 1.0), max(most, N + 1.0)
+    else:
+        b = int(beam_size)
+        least, typical, most = float(N + 1), float(N + 1) * min(b, 1 + b / 2), float(N + 1) * b
+
+    def per_pop(K: float) -> float:
+        s = (K + 1) * SECONDS_PER_PUSH
+        if heuristic == "admissible":
+            s += (2 * K + 2) * ADMISSIBLE_SECONDS_PER_ELEMENT * (N * N / 3.0) * D
+        if prior_kind == "ewens" and bound_prior:
+            s += (K + 1) * EWENS_SECONDS_PER_STEP * N / 2.0
+        return s
+
+    K_least = 1.0
+    return {"pops_least": least, "pops_typical": typical, "pops_most": most,
+            "seconds_least": least * per_pop(K_least), "seconds_typical": typical * per_pop(K_most),
+            "seconds_most": most * per_pop(K_most),
+            "heuristic_bytes": ADMISSIBLE_BYTES * N * N * (2 * D + 3) if heuristic == "admissible" else 0}
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 1:
+        return "under a second"
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 2 * 3600:
+        return f"{seconds / 60:.0f} minutes"
+    if seconds < 2 * 86400:
+        return f"{seconds / 3600:.0f} hours"
+    if seconds < 1e3 * 365 * 86400:
+        return f"{seconds / 86400:,.0f} days"
+    return "longer than a thousand years"
+
+
+def check_search_cost(N: int, D: int, alpha: float, beam_size, heuristic: str, prior_kind: str, bound_prior: bool,
+                      max_expansions: int, stacklevel: int = 2) -> dict:
+    """Refuse (ValueError) a search that cannot finish within ``max_expansions`` pops, that is
+    estimated to take longer than MAX_ESTIMATED_SECONDS or whose admissible heuristic needs more
+    than MAX_HEURISTIC_BYTES; warn (UserWarning) when it may take longer than
+    WARN_ESTIMATED_SECONDS (its typical estimate). Each message says what to change. Returns
+    :func:`search_cost`."""
+    cost = search_cost(N, D, alpha, beam_size, heuristic, prior_kind, bound_prior)
+    ewens = prior_kind == "ewens" and bound_prior
+    what = (f"A* (beam_size=None) with the {heuristic} heuristic" if beam_size is None
+            else f"a beam of {beam_size} with the {heuristic} heuristic") + (
+        " and prior_kind='ewens'" if ewens else "") + f" on {N:,} rows"
+    changes = ["set a beam_size (e.g. 10)" if beam_size is None else "use a smaller beam_size"]
+    if heuristic != "inadmissible":
+        changes.append("use heuristic='inadmissible'")
+    if ewens:
+        changes.append("use prior_kind='eppf'")
+    changes.append("use fewer rows")
+    faster = ", ".join(changes[:-1]) + " or " + changes[-1]
+    if cost["pops_least"] > max_expansions:
+        pops = f"{cost['pops_least']:,.0f}" if cost["pops_least"] < 1e9 else f"{cost['pops_least']:.1e}"
+        raise ValueError(
+            f"{what} would pop at least about {pops} states, more than max_expansions={max_expansions:,}: it would "
+            f"stop without a result. {faster[0].upper() + faster[1:]}, or raise max_expansions.")
+    if cost["heuristic_bytes"] > MAX_HEURISTIC_BYTES:
+        rows = int(math.sqrt(MAX_HEURISTIC_BYTES / (ADMISSIBLE_BYTES * (2 * max(D, 1) + 3))))
+        raise ValueError(
+            f"the admissible heuristic on {N:,} rows needs about {cost['heuristic_bytes'] / 2 ** 30:.1f} GB of working "
+            f"memory at each step (it bounds every remaining row against every other); use heuristic='inadmissible', "
+            f"or at most about {rows:,} rows.")
+    if cost["seconds_least"] > MAX_ESTIMATED_SECONDS:
+        raise ValueError(
+            f"{what} is estimated to take at least {_duration(cost['seconds_least'])}, more than the "
+            f"{_duration(MAX_ESTIMATED_SECONDS)} a search may take (MAX_ESTIMATED_SECONDS); {faster}.")
+    if cost["seconds_typical"] > WARN_ESTIMATED_SECONDS:
+        stop = (f" and may stop without a result at max_expansions={max_expansions:,}"
+                if cost["pops_most"] > max_expansions else "")
+        warnings.warn(
+            f"{what} is estimated to take about {_duration(cost['seconds_typical'])} (from "
+            f"{_duration(cost['seconds_least'])} to {_duration(cost['seconds_most'])}){stop}; to make it faster, "
+            f"{faster}.",
+            UserWarning, stacklevel=stacklevel)
+    return cost
 
 
 def eppf_completion(R: int, L: int, log_alpha: float) -> float:
@@ -109,54 +266,113 @@ def ewens_completion(m: dict, R: int, alpha: float) -> dict:
     return m
 
 
-class _Prefix:
-    """The statistics of one prefix clustering (the state last loaded), in a ModelData.
+class _Statistics:
+    """The per-cluster statistics of the search states, each exactly the prior plus the state's
+    rows added in visiting order (so they never depend on the order states are popped in).
 
-    Loading another state rolls the statistics back to the deepest ancestor it shares with
-    the loaded one (removing the rows placed below it) and adds the new state's rows from
-    there, or rebuilds from nothing when that is cheaper; slots left empty are reset to the
-    prior exactly. A best-first search mostly pops a child of the state it popped last, which
-    then costs one row."""
+    A popped state's statistics are its parent's (kept when the parent was expanded) plus one
+    row: one copy of the per-cluster arrays and one row moved, O(K) whatever the depth. The
+    parent's copy is dropped once none of its children is left in the queue (a beam keeps at
+    most ``beam_size`` of them); when A* keeps more than ``max_bytes`` of them, the oldest are
+    dropped and a state whose parent's copy is gone is rebuilt from the prior, O(depth).
 
-    def __init__(self, parsed, order, parent: list, label: list, n_clusters: list):
-        self.model = ModelData(parsed)
+    This replaces one shared prefix rolled back to the common ancestor of the last loaded state
+    and the next (the cause of the 24 000-row cliff: a beam holding two lineages that part early
+    and take turns pays O(depth) per pop, O(N^2) in all, in a Python loop)."""
+
+    def __init__(self, parsed, order: np.ndarray, max_bytes: int | None = None):
+        self.model = m = ModelData(parsed)
         self.order = order
-        self.labels = np.full(self.model.N, -1, dtype=np.int64)
-        self.parent, self.label, self.n_clusters = parent, label, n_clusters
-        self.chain = [0]  # ids of the loaded state and its ancestors, by depth (the root at 0)
+        self.row_labels = np.full(m.N, -1, dtype=np.int64)  # only the rows being moved are read
+        self.root = self._current()
+        self.saved: dict = {}  # popped state id -> (its statistics, their bytes), oldest first
+        self.children: dict = {}  # popped state id -> its children still in the queue
+        self.max_bytes, self.nbytes = int(MAX_SNAPSHOT_BYTES if max_bytes is None else max_bytes), 0
+        self.rebuilds = 0
+        # the families whose per-cluster arrays hold anything (the others are shared, never written)
+        self.copied = [(slot, nf) for slot, (fam, nf) in enumerate(zip(m.fams, m.n_fixed))
+                       if any(a.size for a in fam[nf:])]
+        self.slot_bytes = 16 + sum(a.nbytes // a.shape[0] for fam, nf in zip(m.fams, m.n_fixed) for a in fam[nf:])
 
-    def load(self, state_id: int, depth: int) -> None:
+    def _current(self):
         m = self.model
-        K = self.n_clusters[state_id]
-        loaded = len(self.chain) - 1
-        path, sid, d = [], state_id, depth  # the new rows' states, deepest first
-        while d > 0 and not (d <= loaded and self.chain[d] == sid):
-            path.append(sid)
-            sid, d = self.parent[sid], d - 1
-        if (loaded - d) + len(path) > depth:  # a rebuild moves fewer rows
-            d = 0
-            path, sid = [], state_id
-            while sid > 0:
-                path.append(sid)
-                sid = self.parent[sid]
-        if d == 0 and loaded > 0:  # from nothing
-            self.labels[self.order[:loaded]] = -1
-            dp_mixture.reset_slots(0, m.capacity, m.cnt, m.logcnt, m.fams)
-            del self.chain[1:]
-        elif d < loaded:  # back to the common ancestor at depth d
-            rows = self.order[d:loaded][::-1].copy()
-            dp_mixture.move_rows(rows, self.labels, -1, m.cnt, m.logcnt, m.fams)
-            self.labels[rows] = -1
-            K_anc = self.n_clusters[self.chain[d]]
-            dp_mixture.reset_slots(K_anc, m.capacity, m.cnt, m.logcnt, m.fams)  # emptied: exactly the prior
-            del self.chain[d + 1:]
-        while m.capacity <= K + 1:
-            m.grow(self.n_clusters[self.chain[-1]])
-        rows = self.order[d:depth]
-        for sid in reversed(path):
-            self.labels[self.order[len(self.chain) - 1]] = self.label[sid]
-            self.chain.append(sid)
-        dp_mixture.move_rows(rows, self.labels, 1, m.cnt, m.logcnt, m.fams)
+        return m.cnt, m.logcnt, m.fams
+
+    def _use_copy_of(self, snap) -> None:
+        """Point the model at a private copy of ``snap``."""
+        cnt, logcnt, fams = snap
+        m = self.model
+        m.cnt, m.logcnt = cnt.copy(), logcnt.copy()
+        fams = list(fams)
+        for slot, nf in self.copied:
+            fam = fams[slot]
+            fams[slot] = fam[:nf] + tuple(a.copy() for a in fam[nf:])
+        m.fams = tuple(fams)
+
+    def load(self, parent: int, k: int, K_parent: int, n_parent: int, labels_of) -> None:
+        """The statistics of the child of ``parent`` (a popped state with ``K_parent`` clusters
+        over the first ``n_parent`` rows) whose next row joins cluster ``k`` (``K_parent``: a
+        new one). ``labels_of(parent)`` gives the parent's labels in visiting order."""
+        m = self.model
+        kept = self.saved.get(parent)
+        if kept is not None and parent and self.children[parent] == 1:  # the last child takes them (not the root's)
+            self.nbytes -= self.saved.pop(parent)[1]
+            m.cnt, m.logcnt, m.fams = kept[0]
+        elif kept is not None:
+            self._use_copy_of(kept[0])
+        else:  # dropped (A* beyond max_bytes): from the prior, in visiting order
+            self.rebuilds += 1
+            self._use_copy_of(self.root)
+            while m.capacity <= K_parent + 1:
+                m.grow(0)
+            rows = self.order[:n_parent]
+            self.row_labels[rows] = labels_of(parent)
+            dp_mixture.move_rows(rows, self.row_labels, 1, m.cnt, m.logcnt, m.fams)
+        K = K_parent + (k == K_parent)
+        while m.capacity <= K + 1:  # room for the child's clusters and a new one
+            m.grow(K_parent)
+        row = self.order[n_parent:n_parent + 1]
+        self.row_labels[row] = k
+        dp_mixture.move_rows(row, self.row_labels, 1, m.cnt, m.logcnt, m.fams)
+
+    def keep(self, sid: int, n_children: int) -> None:
+        """Keep the loaded statistics as those of ``sid``, whose ``n_children`` children are queued."""
+        snap = self._current()
+        size = self.model.capacity * self.slot_bytes
+        self.saved[sid] = (snap, size)
+        self.children[sid] = n_children
+        self.nbytes += size
+        while self.nbytes > self.max_bytes and len(self.saved) > 1:
+            oldest = next(iter(self.saved))
+            self.nbytes -= self.saved.pop(oldest)[1]
+
+    def release(self, parent: int) -> None:
+        """One child of ``parent`` left the queue (popped or cut by the beam)."""
+        left = self.children.get(parent)
+        if left is None:
+            return
+        if left > 1:
+            self.children[parent] = left - 1
+            return
+        del self.children[parent]
+        kept = self.saved.pop(parent, None)
+        if kept is not None:
+            self.nbytes -= kept[1]
+
+
+def _cluster_bound(Y: np.ndarray, M: float, mu0: np.ndarray, tau2: float, s2: float, n_k: float, S_k: np.ndarray):
+    """Per remaining row y (rows of ``Y``): max over j = 0..R-1 other remaining rows joining
+    first of the bound on ln H(y) in a cluster of n_k rows with sum S_k (see _admissible_bound)."""
+    R, D = Y.shape
+    j = np.arange(R)
+    v = 1.0 / (1.0 / tau2 + (n_k + j) / s2)  # (R,)
+    centre = v[:, None] * (mu0[None, :] / tau2 + S_k[None, :] / s2)  # (R values of j, D)
+    rho = v * j * M / s2
+    dist = np.sqrt(((Y[:, None, :] - centre[None, :, :]) ** 2).sum(axis=2))  # (R rows, R values of j)
+    d = np.maximum(0.0, dist - rho[None, :])
+    var = v + s2
+    u = -0.5 * D * np.log(2 * np.pi * var)[None, :] - d ** 2 / (2 * var[None, :])
+    return u.max(axis=1)
 
 
 def _admissible_bound(X: np.ndarray, mu0: np.ndarray, tau2: float, s2: float, counts, sums, rest: np.ndarray):
@@ -170,20 +386,39 @@ def _admissible_bound(X: np.ndarray, mu0: np.ndarray, tau2: float, s2: float, co
     Y = X[rest]  # (R, D)
     R, D = Y.shape
     M = float(np.sqrt((Y ** 2).sum(axis=1)).max()) if R else 0.0
-    j = np.arange(R)  # 0..R-1 other rows
     n = np.concatenate([np.asarray(counts, dtype=float), [0.0]])  # clusters and a new one
     S = np.vstack([np.asarray(sums, dtype=float).reshape(-1, D), np.zeros((1, D))])
-    v = 1.0 / (1.0 / tau2 + (n[:, None] + j[None, :]) / s2)  # (K+1, R)
-    centre = v[:, :, None] * (mu0[None, None, :] / tau2 + S[:, None, :] / s2)  # (K+1, R, D)
-    rho = v * j[None, :] * M / s2
     best = np.full(R, -np.inf)
     for k in range(len(n)):
-        dist = np.sqrt(((Y[:, None, :] - centre[k][None, :, :]) ** 2).sum(axis=2))  # (R rows, R values of j)
-        d = np.maximum(0.0, dist - rho[k][None, :])
-        var = v[k] + s2
-        u = -0.5 * D * np.log(2 * np.pi * var)[None, :] - d ** 2 / (2 * var[None, :])
-        best = np.maximum(best, u.max(axis=1))
+        best = np.maximum(best, _cluster_bound(Y, M, mu0, tau2, s2, n[k], S[k]))
     return best
+
+
+def _admissible_children(X: np.ndarray, spherical, sizes, sums: np.ndarray, row: int, rest: np.ndarray) -> list:
+    """h of each child of a state (its row ``row`` joining cluster k = 0..K-1, then a new one):
+    minus the sum of :func:`_admissible_bound` over the rows ``rest`` after it. The children
+    share every cluster but the one the row joins, so each cluster's bound is computed once
+    (2K + 2 cluster bounds instead of (K + 1)(K + 2)); the values are the same."""
+    mu0, tau2, s2 = spherical
+    Y = X[rest]
+    R, D = Y.shape
+    M = float(np.sqrt((Y ** 2).sum(axis=1)).max())
+    x = X[row]
+    K = len(sizes)
+
+    def bound(n_k, S_k):
+        return _cluster_bound(Y, M, mu0, tau2, s2, float(n_k), S_k)
+
+    base = [bound(sizes[k], sums[k]) for k in range(K)]
+    empty = bound(0, np.zeros(D))
+    out = []
+    for k in range(K + 1):
+        if k < K:
+            parts = base[:k] + base[k + 1:] + [bound(sizes[k] + 1, sums[k] + x), empty]
+        else:
+            parts = base + [bound(1, np.zeros(D) + x), empty]
+        out.append(float(-np.maximum.reduce(parts).sum()))
+    return out
 
 
 class DPSearch(PredictsAsMAPDP, SweepEstimator):
@@ -216,7 +451,8 @@ class DPSearch(PredictsAsMAPDP, SweepEstimator):
     %(n_init)s
         Random orders tried when ``data_order="random"``.
     max_expansions : int, default=1_000_000
-        States popped before an unfinished search stops with a message.
+        States popped before an unfinished search stops with a message. A search estimated to
+        need more is refused before it starts (module docstring, "Cost").
     block_size : int, optional
         Pops per yielded state (for an animation); default about N / 20.
     %(random_state)s
@@ -288,6 +524,9 @@ class DPSearch(PredictsAsMAPDP, SweepEstimator):
                               "values (OTHER-SYSTEMS 2.2); using the inadmissible one instead.", UserWarning,
                               stacklevel=3)
                 heuristic = "inadmissible"
+        D = len(parsed.blocks[0].columns) if spherical is not None else parsed.X.shape[1]
+        check_search_cost(problem.n_rows, D, float(problem.settings["N0"]), self.beam_size, heuristic,
+                          self.prior_kind, bool(self.bound_prior), int(self.max_expansions), stacklevel=4)
         return Problem(parsed, problem.n_rows, {**problem.settings, "heuristic": heuristic, "spherical": spherical})
 
     def _data_order(self, model: ModelData) -> np.ndarray:
@@ -306,76 +545,73 @@ class DPSearch(PredictsAsMAPDP, SweepEstimator):
         s = problem.settings
         parsed, N, alpha = problem.data, problem.n_rows, float(s["N0"])
         log_alpha = math.log(alpha)
-        # per state: parent, label of its last row, depth, K, sizes, accumulated -ln p(x | c)
-        parent, label, depth, sizes_of, nll_of, k_of = [0], [-1], [0], [()], [0.0], [0]
-        log_prior_of = [0.0]  # K ln a + sum ln Gamma(n_k) of the prefix (eppf)
-        ctx = _Prefix(parsed, np.zeros(0, dtype=np.int64), parent, label, k_of)
-        model = ctx.model
+        stats = _Statistics(parsed, np.zeros(0, dtype=np.int64))
+        model = stats.model
         order = self._data_order(model) if order is None else np.asarray(order, dtype=np.int64)
-        ctx.order = order
+        stats.order = order
         cost_new = (model.d_new + model.pconst)[order]  # -ln H(x_n), in search order
         suffix = np.concatenate([np.cumsum(cost_new[::-1])[::-1], [0.0]])  # sum over positions >= n
         heuristic, ewens = s["heuristic"], self.prior_kind == "ewens"
         beam = None if self.beam_size is None else int(self.beam_size)
         bound = bool(self.bound_prior)
         max_pops = int(self.max_expansions)
+        max_queue = max(1, MAX_QUEUE_BYTES // QUEUE_ENTRY_BYTES)
         block = int(self.block_size) if self.block_size is not None else max(1, math.ceil(N / 20))
         spherical = s["spherical"]
         Xs = parsed.X[:, parsed.blocks[0].columns] if spherical is not None else None
+        # Records of the popped states only (a queued state is its queue entry): parent, label of
+        # its last row, depth, K, -ln p(x | c) of the prefix, K ln a + sum ln Gamma(n_k) (eppf).
+        parent, label, depth, k_of, nll_of, log_prior_of = [], [], [], [], [], []
 
-        def chain(sid):
+        def labels_of(sid):
             out = []
             while sid > 0:
                 out.append(label[sid])
                 sid = parent[sid]
             return np.array(out[::-1], dtype=np.int64)
 
-        def prior_term(sid, n):
-            """-ln P-hat of the prefix: the best prior of a completion (or the prefix's own)."""
-            sizes = sizes_of[sid]
+        def prior_term(log_prior, largest, m, n):
+            """-ln P-hat of a prefix of n rows: the best prior of a completion (or its own).
+            ``m``: the prefix's count vector (size -> clusters; only read for prior_kind="ewens")."""
             R = N - n
             if ewens:
-                m: dict = {}
-                for c in sizes:
-                    m[c] = m.get(c, 0) + 1
                 if bound:
                     m = ewens_completion(m, R, alpha)
                 return -ewens_log_prob(m, alpha)
-            lp = log_prior_of[sid] + math.lgamma(alpha)
+            lp = log_prior + math.lgamma(alpha)
             if bound:
-                lp += eppf_completion(R, max(sizes) if sizes else 0, log_alpha) - math.lgamma(alpha + N)
+                lp += eppf_completion(R, largest, log_alpha) - math.lgamma(alpha + N)
             else:
                 lp -= math.lgamma(alpha + n)
             return -lp
 
-        def h_of(sid, n):
-            if heuristic == "trivial" or n == N:
-                return 0.0
-            if heuristic == "inadmissible":
-                return float(suffix[n])
-            # admissible: needs the prefix's per-cluster counts and sums
-            labels = chain(sid)
-            K = len(sizes_of[sid])
-            rows = order[:n]
-            sums = np.zeros((K, Xs.shape[1]))
-            np.add.at(sums, labels, Xs[rows])
-            u = _admissible_bound(Xs, spherical[0], spherical[1], spherical[2], sizes_of[sid], sums, order[n:])
-            return float(-u.sum())
-
-        queue = [(0.0, 0, 0)]  # (f, push number, state id)
+        # queue entries: (f, push number, parent id, label of the new row, nll, log prior, largest cluster)
+        queue = [(0.0, 0, -1, -1, 0.0, 0.0, 0)]
         pushed, popped, frame = 1, 0, 0
         out = np.empty(8)
         while True:
             if not queue:
                 raise RuntimeError("internal: the search queue emptied before a complete state was found.")
-            f, _, sid = heapq.heappop(queue)
+            f, _, p, k_new, nll, log_prior, largest = heapq.heappop(queue)
             popped += 1
-            n, K = depth[sid], len(sizes_of[sid])
-            ctx.load(sid, n)
+            sid = len(parent)
+            if p < 0:  # the root
+                n, K = 0, 0
+            else:
+                n, K_p = depth[p] + 1, k_of[p]
+                K = K_p + (k_new == K_p)
+                stats.load(p, k_new, K_p, n - 1, labels_of)
+                stats.release(p)
+            parent.append(p)
+            label.append(k_new)
+            depth.append(n)
+            k_of.append(K)
+            nll_of.append(nll)
+            log_prior_of.append(log_prior)
             done = n == N
             if done or popped % block == 0:
                 frame += 1
-                yield self._state(frame, ctx, sid, n, K, sizes_of[sid], nll_of[sid], log_prior_of[sid], alpha, f, popped,
+                yield self._state(frame, model, order, labels_of(sid), n, K, nll, log_prior, alpha, f, popped,
                                   pushed, done, t0)
             if done:
                 return
@@ -383,44 +619,68 @@ class DPSearch(PredictsAsMAPDP, SweepEstimator):
                 raise ValueError(
                     f"the search popped {popped:,} states without placing all {N} rows (A* can take exponential "
                     "time); set a beam_size (e.g. 100), use heuristic='inadmissible', or raise max_expansions.")
+            if len(queue) > max_queue:
+                raise ValueError(
+                    f"the search queue holds {len(queue):,} states (about {len(queue) * QUEUE_ENTRY_BYTES / 2**30:.1f} "
+                    f"GB) without placing all {N} rows (A* can take exponential memory); set a beam_size "
+                    "(e.g. 100), use heuristic='inadmissible', or use fewer rows.")
             row = order[n]
             if out.shape[0] < K:
                 out = np.empty(2 * K)
             dp_mixture.cluster_nlp(row, K, model.fams, out)
-            costs = list(out[:K] + model.pconst[row]) + [cost_new[n]]
-            sizes = sizes_of[sid]
+            costs = out[:K] + model.pconst[row]
+            sizes = [int(c) for c in model.cnt[:K]]
+            stats.keep(sid, K + 1)
+            m = {}
+            if ewens:
+                for c in sizes:
+                    m[c] = m.get(c, 0) + 1
+            if heuristic == "admissible" and n + 1 < N:
+                sums = np.zeros((K, Xs.shape[1]))
+                np.add.at(sums, labels_of(sid), Xs[order[:n]])
+                h_children = _admissible_children(Xs, spherical, sizes, sums, row, order[n + 1:])
             for k in range(K + 1):
-                child = len(parent)
-                parent.append(sid)
-                label.append(k)
-                depth.append(n + 1)
                 if k < K:
-                    new_sizes = sizes[:k] + (sizes[k] + 1,) + sizes[k + 1:]
-                    log_prior_of.append(log_prior_of[sid] + math.log(sizes[k]))
+                    c = sizes[k]
+                    child_lp, child_L, child_nll = log_prior + math.log(c), max(largest, c + 1), nll + float(costs[k])
                 else:
-                    new_sizes = sizes + (1,)
-                    log_prior_of.append(log_prior_of[sid] + log_alpha)
-                sizes_of.append(new_sizes)
-                k_of.append(len(new_sizes))
-                nll_of.append(nll_of[sid] + float(costs[k]))
-                g = nll_of[child] + prior_term(child, n + 1)
-                heapq.heappush(queue, (g + h_of(child, n + 1), pushed, child))
+                    c = 0
+                    child_lp, child_L, child_nll = log_prior + log_alpha, max(largest, 1), nll + float(cost_new[n])
+                if ewens:
+                    child_m = dict(m)
+                    if c:
+                        child_m[c] -= 1
+                        if not child_m[c]:
+                            del child_m[c]
+                    child_m[c + 1] = child_m.get(c + 1, 0) + 1
+                else:
+                    child_m = m
+                g = child_nll + prior_term(child_lp, child_L, child_m, n + 1)
+                if heuristic == "trivial" or n + 1 == N:
+                    h = 0.0
+                elif heuristic == "inadmissible":
+                    h = float(suffix[n + 1])
+                else:
+                    h = h_children[k]
+                heapq.heappush(queue, (g + h, pushed, sid, k, child_nll, child_lp, child_L))
                 pushed += 1
             if beam is not None and len(queue) > beam:
-                queue = heapq.nsmallest(beam, queue)  # a sorted list is a heap
+                queue.sort()  # a sorted list is a heap; push numbers are unique, so ties never reach the ids
+                for entry in queue[beam:]:
+                    stats.release(entry[2])
+                del queue[beam:]
         # not reached
 
-    def _state(self, frame, ctx, sid, n, K, sizes, nll, log_prior, alpha, f, popped, pushed, done, t0) -> SweepState:
+    def _state(self, frame, model, order, prefix_labels, n, K, nll, log_prior, alpha, f, popped, pushed, done,
+               t0) -> SweepState:
         log_crp = log_prior + math.lgamma(alpha) - math.lgamma(alpha + n) if n else 0.0
-        model = ctx.model
         labels = np.full(model.N, -1, dtype=np.int64)
-        if n:
-            labels[ctx.order[:n]] = ctx.labels[ctx.order[:n]]
+        labels[order[:n]] = prefix_labels
         summaries = model.summaries(K)
-        summaries["search"] = {"enqueued": pushed, "dequeued": popped, "order": ctx.order}
+        summaries["search"] = {"enqueued": pushed, "dequeued": popped, "order": order}
         return SweepState(
             iteration=frame, labels=labels, n_clusters=K, objective=float(f), neg_log_joint=float(nll - log_crp),
-            n_changed=n, cluster_sizes=np.array(sizes, dtype=np.int64),
+            n_changed=n, cluster_sizes=model.cnt[:K].astype(np.int64),
             summaries=summaries, elapsed=time.perf_counter() - t0, converged=done,
             algorithm=self.name,
         )

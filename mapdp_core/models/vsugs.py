@@ -38,19 +38,58 @@ import time
 from typing import Iterator
 
 import numpy as np
+import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from mapdp_core.kernels import vsugs as _vk
 from mapdp_core.engine.model_data import ModelData
-from mapdp_core.core.validation import as_data, check_choice, check_int, check_real
+from mapdp_core.core.validation import as_data, check_choice, check_int, check_numeric_frame, check_real
 from mapdp_core.core.estimator import Control, Problem, SweepEstimator, warm_up_hook
-from mapdp_core.core.spec import parse
+from mapdp_core.core.spec import parse, to_matrix
 from mapdp_core.core.state import SweepState
 
 __all__ = ["VSUGS"]
 
 FAMILIES = ("normal_gamma", "normal_wishart")
 DEFAULT_FRAMES = 20
+
+
+def _complete_data(X, name: str, estimator, reset: bool) -> np.ndarray:
+    """``X`` as the float array V-SUGS works on (:func:`~mapdp_core.core.validation.as_data`),
+    refused first in plain words where it holds what V-SUGS cannot use: arrays as MAP-DP
+    refuses them (ragged, complex, text, 1-D; :func:`~mapdp_core.core.spec.to_matrix`), frames'
+    date or text columns by name, and any missing (NaN, None, pd.NA) or infinite cell, by row
+    and column: the truncated mixture has no way to leave a value out of a row's likelihood
+    (GT's eqs 4-11 need every coordinate), where MAP-DP and SUGS marginalise gaps."""
+    if isinstance(X, pd.Series):
+        X = X.to_frame()
+    if isinstance(X, pd.DataFrame):
+        data = check_numeric_frame(X, name)
+        names = [str(c) for c in data.columns]
+        try:
+            values = data.to_numpy(dtype=float, na_value=np.nan)
+        except (TypeError, ValueError):  # left to as_data's messages
+            values = np.zeros((0, 0))
+    else:
+        try:
+            values, names, _ = to_matrix(X)
+        except ValueError as exc:
+            if str(exc).startswith("Complex"):
+                raise ValueError(f"Complex data not supported: {name} needs real numbers.") from None
+            raise
+        data = values
+    bad = ~np.isfinite(values)
+    if bad.any():
+        row, col = (int(v) for v in np.argwhere(bad)[0])
+        missing = int(np.isnan(values).sum())
+        infinite = int(bad.sum()) - missing
+        what = " and ".join(part for part in (f"{missing} missing value(s) (NaN, None or NA)" if missing else "",
+                                              f"{infinite} infinite value(s)" if infinite else "") if part)
+        raise ValueError(
+            f"{name} needs a finite number in every cell, but X holds {what}, the first in row {row}, column "
+            f"{names[col]!r}; drop or impute those rows, or use SUGS or MAP-DP, which leave missing values out of "
+            "a row's likelihood.")
+    return as_data(data, name, estimator, reset=reset)
 
 
 class _Components:
@@ -199,7 +238,7 @@ class VSUGS(SweepEstimator):
             check_int(self.block_size, "block_size", 1)
         if self.prior is not None and not isinstance(self.prior, dict):
             raise TypeError(f"prior must be None or a dict of {self.likelihood} hyperparameters, got {self.prior!r:.80}.")
-        X = as_data(X, self.name, self, reset=True)
+        X = _complete_data(X, self.name, self, reset=True)
         parsed = parse(X, self.likelihood, self.prior)
         return Problem(X, X.shape[0], {"alpha": alpha, "T": T, "parsed": parsed, "prior": parsed.blocks[0].prior})
 
@@ -233,7 +272,7 @@ class VSUGS(SweepEstimator):
         with the weights a further row would get (eq 5 after N rows); -1 where that component
         holds no row (a new cluster)."""
         check_is_fitted(self, "labels_")
-        X = as_data(X, self.name, self, reset=False)
+        X = _complete_data(X, self.name, self, reset=False)
         comp = self._components
         N, T, alpha = len(self.labels_), int(self.T), float(self.N0_)
         logq = np.empty(len(comp.s))

@@ -2,6 +2,7 @@
 SUGS as the beam-1 trivial search, the exact MAP partition by exhaustive enumeration for A*,
 the EPPF completion by brute force, Ewens's formula by summing the EPPF (OTHER-SYSTEMS 2.2-2.5)."""
 import math
+import time
 import warnings
 from collections import Counter
 
@@ -10,7 +11,8 @@ import pytest
 from sklearn.metrics import adjusted_rand_score
 
 from mapdp_core import default_prior
-from mapdp_core.models.search import DPSearch, _admissible_bound, eppf_completion, ewens_completion, ewens_log_prob
+from mapdp_core.models.search import (DPSearch, _admissible_bound, eppf_completion, ewens_completion, ewens_log_prob,
+                                      search_cost)
 from mapdp_core.models.sugs import SUGS
 from naive import (_row_neg_log_predictive, naive_map_partition, naive_neg_log_joint, naive_neg_log_predictive,
                    naive_partitions, naive_sugs)
@@ -509,3 +511,115 @@ def test_predict_gives_one_label_per_row():
 def test_bad_parameters_name_themselves(params, name):
     with pytest.raises(ValueError, match=name):
         DPSearch(likelihood="spherical_gaussian", prior=SPHERICAL_PRIOR, **params).fit(spherical_table(0))
+
+
+# --------------------------------------------------------------------------- cost: bounded before starting, no cliff
+def test_a_star_with_the_trivial_heuristic_on_60_rows_is_refused_before_it_starts():
+    """Issue 29: it used to stop with its message after 184 s and 2.5 GB."""
+    X = np.random.default_rng(0).normal(size=(60, 1))
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match="would pop at least") as info:
+        DPSearch(beam_size=None, heuristic="trivial").fit(X)
+    assert time.perf_counter() - t0 < 2.0
+    for advice in ("beam_size", "heuristic='inadmissible'", "fewer rows", "max_expansions"):
+        assert advice in str(info.value)
+
+
+def test_the_admissible_heuristic_on_many_rows_is_refused_for_its_memory():
+    X = np.random.default_rng(1).normal(size=(24_000, 2))
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match="working memory") as info:
+        DPSearch(likelihood="spherical_gaussian", heuristic="admissible").iter_sweeps(X)
+    assert time.perf_counter() - t0 < 2.0
+    assert "heuristic='inadmissible'" in str(info.value) and "rows" in str(info.value)
+
+
+def test_a_slow_search_warns_before_it_starts():
+    """The admissible heuristic on 1 000 rows (over 2 minutes before issue 29): a warning
+    with the estimate and what to change, before any state is computed (iter_sweeps only
+    validates)."""
+    X = spherical_table(3, n=1000)
+    t0 = time.perf_counter()
+    with pytest.warns(UserWarning, match="estimated to take about") as record:
+        DPSearch(likelihood="spherical_gaussian", prior=SPHERICAL_PRIOR, heuristic="admissible").iter_sweeps(X)
+    assert time.perf_counter() - t0 < 2.0
+    message = str(record[0].message)
+    assert "smaller beam_size" in message and "heuristic='inadmissible'" in message and "fewer rows" in message
+
+
+@pytest.mark.parametrize("settings", [{}, {"beam_size": 1}, {"heuristic": "trivial"}])
+def test_the_default_search_on_24000_rows_neither_warns_nor_refuses(settings):
+    X = np.random.default_rng(2).normal(size=(24_000, 1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        DPSearch(**settings).iter_sweeps(X)
+
+
+def test_the_estimate_grows_with_rows_beam_and_a_star():
+    cost = lambda N, beam, h="inadmissible": search_cost(N, 2, 1.0, beam, h)  # noqa: E731
+    assert cost(1000, 10)["seconds_typical"] < cost(4000, 10)["seconds_typical"] < cost(4000, 100)["seconds_typical"]
+    assert cost(200, 10, "admissible")["seconds_typical"] > 10 * cost(200, 10)["seconds_typical"]
+    assert cost(30, None, "trivial")["pops_least"] > 1e4 > cost(30, None, "inadmissible")["pops_least"]
+    for N, beam, h in [(50, 10, "trivial"), (1000, None, "inadmissible"), (10, None, "admissible")]:
+        c = cost(N, beam, h)
+        assert N + 1 <= c["pops_least"] <= c["pops_typical"] <= c["pops_most"]
+        assert 0 < c["seconds_least"] <= c["seconds_typical"] <= c["seconds_most"]
+
+
+def test_each_pop_adds_one_row_to_its_parents_statistics(monkeypatch):
+    """The cause of the 24 000-row cliff: one shared prefix was rolled back to the common
+    ancestor of consecutive pops, O(depth) per pop when the beam holds lineages that part early
+    and take turns (here about 8 pops per row), O(N^2) in all. Now each popped state is its
+    parent's kept statistics plus one row."""
+    from mapdp_core.kernels import dp_mixture
+    moved = []
+    real = dp_mixture.move_rows
+
+    def counting(rows, *args):
+        moved.append(len(rows))
+        return real(rows, *args)
+
+    monkeypatch.setattr(dp_mixture, "move_rows", counting)
+    X = np.random.default_rng(0).normal(size=(2000, 1))
+    d = DPSearch(beam_size=10).fit(X)
+    assert d.n_dequeued_ > 5 * len(X)  # lineages take turns
+    assert set(moved) == {1} and len(moved) == d.n_dequeued_ - 1  # every pop but the root's: one row
+
+
+def test_24000_rows_complete_in_seconds():
+    """Issue 29: 16 000 rows took 3 s, 24 000 gave no result in 150 s."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(24_000, 1)) + 5.0 * rng.choice(3, size=24_000)[:, None]
+    DPSearch(beam_size=2).fit(X[:50])  # compiled already
+    t0 = time.perf_counter()
+    d = DPSearch().fit(X)
+    assert time.perf_counter() - t0 < 40.0  # about 5 s on a shared two-core machine
+    assert d.labels_.shape == (24_000,) and d.labels_.min() >= 0
+
+
+def test_statistics_rebuilt_from_the_prior_give_the_same_search(monkeypatch):
+    """A* keeps its parents' statistics within MAX_SNAPSHOT_BYTES and rebuilds the others from
+    the prior in visiting order: the same numbers, bit for bit, so the same search."""
+    from mapdp_core.kernels import dp_mixture
+    from mapdp_core.models import search
+    X = spherical_table(11, n=9)
+    params = dict(N0=1.0, likelihood="spherical_gaussian", prior=SPHERICAL_PRIOR, beam_size=None, heuristic="trivial")
+    kept = list(DPSearch(**params, block_size=1).iter_sweeps(X))
+    moved = []
+    real = dp_mixture.move_rows
+    monkeypatch.setattr(dp_mixture, "move_rows", lambda rows, *a: (moved.append(len(rows)), real(rows, *a))[1])
+    monkeypatch.setattr(search, "MAX_SNAPSHOT_BYTES", 0)
+    rebuilt = list(DPSearch(**params, block_size=1).iter_sweeps(X))
+    assert max(moved) > 1  # rebuilds happened
+    assert len(kept) == len(rebuilt) > 20
+    for a, b in zip(kept, rebuilt):
+        np.testing.assert_array_equal(a.labels, b.labels)
+        assert a.objective == b.objective and a.neg_log_joint == b.neg_log_joint
+
+
+def test_a_star_stops_when_its_queue_outgrows_the_memory_bound(monkeypatch):
+    from mapdp_core.models import search
+    monkeypatch.setattr(search, "MAX_QUEUE_BYTES", 50 * search.QUEUE_ENTRY_BYTES)
+    with pytest.raises(ValueError, match="queue holds"):
+        DPSearch(N0=1.0, likelihood=DISCRETE_LIKELIHOOD, prior=DISCRETE_PRIOR, beam_size=None,
+                 heuristic="trivial").fit(discrete_table(2, n=12))
