@@ -13,10 +13,10 @@ from mapdp_core.evaluation.metrics import codes, match_labels
 
 from explorer.runner import Run, _scores
 
-__all__ = ["Frames", "animation_frames", "MAX_FRAMES"]
+__all__ = ["Frames", "animation_frames", "MAX_FRAMES", "ENDINGS", "ending", "step_word", "frame_label", "summary_rows"]
 
 #: Most frames kept per algorithm for an animation (evenly thinned beyond, first and last kept;
-#: the sweep slider shows the true sweep numbers). Every frame costs a redraw; the browser test
+#: each panel's title gives its own step number). Every frame costs a redraw; the browser test
 #: times the slider against the frame count (commit 4aad77c measured 60 against 20 frames).
 MAX_FRAMES = 20
 
@@ -48,6 +48,10 @@ class Frames:
         Per algorithm, how its run ended (:data:`ENDINGS`): "converged", "stopped" (by the time
         limit or Stop) or "step limit" (its steps ran out without converging: a sampler's
         sweeps, an iteration cap).
+    reported : list of dict
+        Per algorithm, the partition it reports (:attr:`explorer.runner.Run.shown`: its last step,
+        or a sampler's most probable one): step, K, last (True when it is the last step, the
+        animation's last frame), and nmi, ari when the truth is known.
     """
 
     algorithms: list
@@ -58,6 +62,7 @@ class Frames:
     n_frames: int
     history: list
     endings: list = field(default_factory=list)
+    reported: list = field(default_factory=list)
 
     @property
     def thinned(self) -> list:
@@ -123,7 +128,7 @@ def animation_frames(runs: list[Run], coords: np.ndarray, sample: np.ndarray | N
     reference = None
     if truth is not None and np.any(truth >= 0):
         reference = np.where(truth >= 0, truth, truth.max() + 1)
-    algorithms, sweeps, colours, ellipses, info, history, endings = [], [], [], [], [], [], []
+    algorithms, sweeps, colours, ellipses, info, history, endings, reported = [], [], [], [], [], [], [], []
     for run in runs:
         history.append(pd.DataFrame([{"sweep": st.iteration, "K": st.n_clusters, "objective": st.objective,
                                       "changed": st.n_changed} for st in run.states]))
@@ -148,8 +153,14 @@ def animation_frames(runs: list[Run], coords: np.ndarray, sample: np.ndarray | N
         ellipses.append([_ellipses(coords, lab) for lab in matched])
         info.append(pd.DataFrame(rows))
         endings.append(ending(run))
+        shown = run.shown if run.estimator is not None else run.final
+        said = {"step": int(shown.iteration), "K": int(shown.n_clusters),
+                "last": int(shown.iteration) == int(run.final.iteration)}
+        if truth is not None and np.any(truth >= 0):
+            said.update(_scores(truth, shown.labels))
+        reported.append(said)
     n_frames = max((len(s) for s in sweeps), default=0)
-    return Frames(algorithms, sweeps, colours, ellipses, info, n_frames, history, endings)
+    return Frames(algorithms, sweeps, colours, ellipses, info, n_frames, history, endings, reported)
 
 
 #: How a recorded run ended, as the animation's last frame says it.
@@ -163,3 +174,48 @@ def ending(run: Run) -> str:
     if run.stopped:
         return "stopped"
     return "converged" if run.final.converged else "step limit"
+
+
+def step_word(name: str) -> str:
+    """What one step of the registered algorithm ``name`` is: a sweep, an iteration or a pass;
+    "step" for the others (a block of rows of a one-pass method, a batch of search expansions)."""
+    from mapdp_core.models.registry import ALGORITHMS
+
+    step = getattr(ALGORITHMS.get(name), "step", "sweep")
+    return step if step in ("sweep", "iteration", "pass") else "step"
+
+
+def frame_state(frames: Frames, a: int, f: int) -> tuple[int, str]:
+    """Algorithm ``a``'s own step number at frame ``f`` and how it ended there ("" before its last
+    frame; an algorithm with fewer frames holds its last one, said "converged", "stopped", ...)."""
+    info = frames.info[a]
+    g = min(int(f), len(info) - 1)
+    ended = (frames.endings[a] if a < len(frames.endings) else "done") if g >= len(info) - 1 else ""
+    return int(info["sweep"].iloc[g]), ended
+
+
+def frame_label(frames: Frames, f: int) -> str:
+    """Frame ``f`` in words, each algorithm in its own units (issue 27: the slider read "sweep 46",
+    DP-means' passes, beside MAP-DP's "sweep 7"): "frame 7 of 20: MAP-DP sweep 7 (converged) ·
+    DP-means pass 46"."""
+    parts = []
+    for a, name in enumerate(frames.algorithms):
+        step, ended = frame_state(frames, a, f)
+        parts.append(f"{name} {step_word(name)} {step}" + (f" ({ended})" if ended else ""))
+    return f"frame {int(f) + 1} of {frames.n_frames}: " + " · ".join(parts)
+
+
+def summary_rows(runs: list[Run], frames: Frames) -> list[dict]:
+    """The table under the animation, one row per run: the partition each algorithm reports (K,
+    NMI and ARI of the same partition: a sampler's most probable one, which may not be its last
+    sweep), which partition that is, its steps and seconds."""
+    rows = []
+    for a, r in enumerate(runs):
+        said = frames.reported[a]
+        row = {"algorithm": r.algorithm, "K": said["K"],
+               "partition": "last step" if said["last"] else f"most probable ({step_word(r.algorithm)} {said['step']})",
+               "steps": int(r.final.iteration), "seconds": round(float(r.seconds), 3)}
+        if "nmi" in said:
+            row.update(NMI=round(float(said["nmi"]), 3), ARI=round(float(said["ari"]), 3))
+        rows.append(row)
+    return rows

@@ -10,7 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from explorer.animation import Frames
+from explorer.animation import Frames, frame_state, step_word
 
 __all__ = ["PALETTE", "UNVISITED", "UNVISITED_LABEL", "colour_index", "animation_figure", "trace_figure",
            "scatter_figure", "bic_figure", "n0_figure", "cv_figure", "heatmap_figure", "sequence_figure",
@@ -75,29 +75,34 @@ _RING_LINE = {"color": "rgba(25,25,25,0.95)", "width": 2}
 
 
 def _step_word(name: str) -> str:
-    """What one frame of the registered algorithm ``name`` is: a sweep, an iteration or a pass;
-    "step" for the others (a block of rows of a one-pass method, a batch of search expansions)."""
-    from mapdp_core.models.registry import ALGORITHMS
-
-    step = getattr(ALGORITHMS.get(name), "step", "sweep")
-    return step if step in ("sweep", "iteration", "pass") else "step"
+    """What one frame of the registered algorithm ``name`` is (:func:`explorer.animation.step_word`)."""
+    return step_word(name)
 
 
 def _title(frames: Frames, a: int, f: int, settings: dict | None = None) -> str:
-    """A panel's title on three short lines, so that side-by-side titles fit their panels."""
+    """A panel's title on three short lines, so that side-by-side titles fit their panels: the
+    algorithm (its settings); its own step at this frame (its own units: sweep, iteration, pass)
+    and how it ended on its last frame; NMI and ARI. On the last frame of a sampler whose reported
+    partition (its most probable) has another K than its last sweep, the third line says so
+    (issue 27: the panel said K = 8 while the table said 7)."""
     info = frames.info[a]
     row = info.iloc[min(f, len(info) - 1)]
-    ended = frames.endings[a] if a < len(frames.endings) else "done"
-    done = f" ({ended})" if f >= len(info) - 1 else ""
+    step, ended = frame_state(frames, a, f)
     name = frames.algorithms[a]
     extra = f" ({settings[name]})" if settings and settings.get(name) else ""
-    text = f"<b>{name}</b>{extra}<br>{_step_word(name)} {int(row['sweep'])}{done} · K = {int(row['K'])}"
+    text = f"<b>{name}</b>{extra}<br>{_step_word(name)} {step}{f' ({ended})' if ended else ''} · K = {int(row['K'])}"
     unvisited = int(row["unvisited"]) if "unvisited" in info else 0
     if unvisited:  # drawn grey (UNVISITED)
         text += f" · {unvisited:,} {UNVISITED_LABEL}"
+    lines = []
     if "nmi" in info:
         scored = np.isfinite(row["nmi"])  # NaN: no row placed yet
-        text += f"<br>NMI {row['nmi']:.2f} · ARI {row['ari']:.2f}" if scored else "<br>NMI – · ARI –"
+        lines.append(f"NMI {row['nmi']:.2f} · ARI {row['ari']:.2f}" if scored else "NMI – · ARI –")
+    said = frames.reported[a] if a < len(frames.reported) else None
+    if ended and said and not said["last"] and said["K"] != int(row["K"]):
+        lines.append(f"reports {_step_word(name)} {said['step']}: K = {said['K']}")
+    if lines:
+        text += "<br>" + " · ".join(lines)
     return text
 
 
@@ -109,8 +114,8 @@ def _grid(n_panels: int) -> tuple[int, int]:
 
 def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int | None = None,
                      point_size: float | None = None, height: int = 480, show_ellipses: bool = True,
-                     settings: dict | None = None) -> go.Figure:
-    """The algorithms side by side, one frame per sweep, with play/pause and a sweep slider.
+                     settings: dict | None = None, controls: bool = True) -> go.Figure:
+    """The algorithms side by side, one frame per step, with play/pause and a frame slider.
 
     Parameters
     ----------
@@ -131,6 +136,12 @@ def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int 
         Draw each cluster's 2-sd ellipse (from the covariance of its points in this view), above the points.
     settings : dict, optional
         ``{algorithm: "N0 = 3"}``: shown after each algorithm's name in its title.
+    controls : bool
+        With Plotly's own frames, ▶ Play / ❚❚ Pause and a frame slider (a file that plays by
+        itself, :meth:`~plotly.graph_objects.Figure.to_html`); without, frame ``start`` alone, for
+        a page whose own controls own the frame shown (the Explore page: one position for its
+        buttons, slider and Play, issue 27). The slider's steps are frame numbers; each panel's
+        title gives its algorithm's own step (sweep, iteration, pass).
 
     Notes
     -----
@@ -144,10 +155,11 @@ def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int 
     n = coords.shape[0]
     size = point_size or (6 if n <= 1000 else 4 if n <= 5000 else 3)
     rows, cols = _grid(A)
+    controls_px = _CONTROLS_PX if controls else 0
     panel_px = max(height - _TITLE_PX - _AXIS_PX - _CONTROLS_PX, 120)
     gap_px = _AXIS_PX + _TITLE_PX  # between rows: the upper row's x axis, the lower row's titles
-    total = _TITLE_PX + rows * panel_px + (rows - 1) * gap_px + _AXIS_PX + _CONTROLS_PX
-    plot_px = total - _TITLE_PX - _AXIS_PX - _CONTROLS_PX  # the paper's height: fractions below are of it
+    total = _TITLE_PX + rows * panel_px + (rows - 1) * gap_px + _AXIS_PX + controls_px
+    plot_px = total - _TITLE_PX - _AXIS_PX - controls_px  # the paper's height: fractions below are of it
     specs = [[{} if r * cols + c < A else None for c in range(cols)] for r in range(rows)]
     fig = make_subplots(rows=rows, cols=cols, specs=specs, horizontal_spacing=0.035,
                         vertical_spacing=gap_px / plot_px if rows > 1 else 0.0,
@@ -170,6 +182,11 @@ def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int 
     for i, tr in enumerate(traces(start)):
         a = i // 3
         fig.add_trace(tr, row=a // cols + 1, col=a % cols + 1)
+    fig.update_annotations(font_size=12)
+    fig.update_layout(height=total, margin={"l": 10, "r": 10, "t": _TITLE_PX, "b": _AXIS_PX + controls_px})
+    _shared_axes(fig, axis_names, rows, cols, A)
+    if not controls:
+        return go.Figure(data=fig.data, layout=fig.layout, _validate=False)
     # The frames are plain dicts of the same few keys, added without plotly's validation:
     # at 47 frames of 4 000 points, validation was most of the 0.2 s the figure took to build.
     anim = []
@@ -182,13 +199,9 @@ def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int 
             data += [{"type": "scattergl", "x": ex, "y": ey}, {"type": "scattergl", "x": ex, "y": ey}]
         anim.append({"name": str(f), "data": data, "traces": list(range(3 * A)),
                      "layout": {"annotations": [{"text": _title(frames, a, f, settings)} for a in range(A)]}})
-    # the slider is labelled with the sweeps of the run with the most frames, then the most sweeps
-    longest = max(range(A), key=lambda a: (len(frames.sweeps[a]), frames.sweeps[a][-1])) if A else 0
     step_args = {"mode": "immediate", "frame": {"duration": 0, "redraw": True}, "transition": {"duration": 0}}
     controls_y = -(_AXIS_PX + 6) / plot_px  # just under the bottom row's x axis titles
-    fig.update_annotations(font_size=12)
     fig.update_layout(
-        height=total, margin={"l": 10, "r": 10, "t": _TITLE_PX, "b": _AXIS_PX + _CONTROLS_PX},
         updatemenus=[{
             "type": "buttons", "direction": "left", "x": 0.0, "y": controls_y, "xanchor": "left", "yanchor": "top",
             "showactive": False, "pad": {"r": 6, "t": 22},
@@ -202,11 +215,17 @@ def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int 
             # the slider starts right of the two buttons, offset in pixels: a fraction of the width overlapped them
             "active": start, "x": 0.0, "len": 1.0, "y": controls_y, "yanchor": "top",
             "pad": {"t": 0, "b": 0, "l": _BUTTONS_PX},
-            "currentvalue": {"prefix": "sweep ", "visible": True, "xanchor": "right", "offset": 4},
-            "steps": [{"label": str(frames.sweeps[longest][f]),
-                       "method": "animate", "args": [[str(f)], step_args]} for f in range(F)],
+            # frame numbers: the algorithms count their steps in their own units (sweeps, iterations,
+            # passes), which each panel's title gives; one algorithm's sweeps here misled (issue 27)
+            "currentvalue": {"prefix": "frame ", "visible": True, "xanchor": "right", "offset": 4},
+            "steps": [{"label": str(f + 1), "method": "animate", "args": [[str(f)], step_args]} for f in range(F)],
         }],
     )
+    return go.Figure(data=fig.data, layout=fig.layout, frames=anim, _validate=False)
+
+
+def _shared_axes(fig, axis_names, rows: int, cols: int, A: int) -> None:
+    """Axis titles, one scale for every panel (the first panel's), equal x and y scales."""
     fig.update_xaxes(title_text=axis_names[0], title_standoff=4, showgrid=True, zeroline=False)
     fig.update_yaxes(showgrid=True, zeroline=False)
     fig.update_yaxes(title_text=axis_names[1], title_standoff=4, col=1)
@@ -220,7 +239,6 @@ def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int 
     if A:
         # equal axis scales so that round clusters look round (their shape is the point)
         fig.update_yaxes(scaleanchor="x", scaleratio=1, row=1, col=1)
-    return go.Figure(data=fig.data, layout=fig.layout, frames=anim, _validate=False)
 
 
 def trace_figure(frames: Frames, height: int = 300) -> go.Figure:

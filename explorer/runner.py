@@ -106,10 +106,13 @@ def count_steps(step: str, n: int) -> str:
 
 
 def _collect(gen, deadline: float, should_stop) -> tuple[list, bool]:
+    """The states of one run until it ends, the time limit passes or ``should_stop()``, and
+    whether it was cut short. A converged state is never cut: a run that finished just after the
+    deadline is done, not "stopped by the time limit"."""
     states = []
     for st in gen:
         states.append(st)
-        if time.perf_counter() > deadline or (should_stop is not None and should_stop()):
+        if not st.converged and (time.perf_counter() > deadline or (should_stop is not None and should_stop())):
             return states, True
     return states, False
 

@@ -1,5 +1,4 @@
 """Explore: move N0 and the prior, watch MAP-DP beside K-means, DP-means or any registered algorithm, step by step."""
-import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -8,7 +7,7 @@ from explorer import animation, figures, report, runner, sharing, sources
 from mapdp_core.models import registry
 from mapdp_core.evaluation.explain import describe_priors
 from mapdp_core.selection.priors import SCALED_FAMILIES, expected_clusters, scaled_prior
-from ui import common, controls
+from ui import common, controls, player
 
 d = common.data()
 st.title("Explore")
@@ -93,6 +92,7 @@ with left:
                + (f" (searched on {choice.rows_searched:,} of {d.n_rows:,} rows)" if choice.rows_searched < d.n_rows
                   else "") + ". The Tune page shows the search.")
     match_k = False
+    lambda_slot = None  # where the λ that runs is said, once MAP-DP's K is known
     for name in algorithms:
         cls = registry.algorithm(name)
         params = dict(chosen_params["MAP-DP"]) if cls.input == "mixed" else {}
@@ -106,7 +106,8 @@ with left:
             if name == "DP-means" and param == "lam" and match_k:
                 # the lambda that runs is found from MAP-DP's K and said under the chart; a disabled box
                 # here showed another number (issue 27)
-                st.caption("λ for DP-means: chosen to match MAP-DP's K (its value is under the chart).")
+                lambda_slot = st.empty()
+                lambda_slot.caption("λ for DP-means: chosen to match MAP-DP's K (found once MAP-DP has run).")
                 continue
             size = {"n_clusters": n_truth, "n_components": n_truth if name == "E-M" else None}.get(param)
             params[param] = controls.control(name, param, spec, default=size)
@@ -216,34 +217,79 @@ with right:
     shared = {"restarts": restarts, "seed": int(seed), "time_budget": float(budget)}
     what_runs = (d.key, tuple(algorithms), repr(sorted((name, sorted(p.items())) for name, p in chosen_params.items())), repr(shared),
                  match_k)
-    if common.stop_button("explore", what_runs, help="Stops the run in progress; it stays stopped until you change a "
-                          "setting or press Run again."):
+    # The places on the page, made before anything runs, in the order they are shown: while a new run
+    # computes (its progress bars in `working`), the last chart stays where it is, in `chart_area`.
+    stop_slot = st.empty()
+    working = st.container()
+    chart_area = st.container()
+
+    matched = {}  # DP-means matching MAP-DP's K: (MAP-DP's K, the λ found, whether it gives that K)
+
+    def params_for(name: str, compute: bool = True) -> dict | None:
+        """The settings ``name`` runs with; DP-means matching MAP-DP's K needs MAP-DP's run and the λ
+        search (None with ``compute=False`` when either is not in the session yet)."""
+        params = {**chosen_params[name], **shared}
+        if name == "DP-means" and match_k:
+            mapdp = {**chosen_params["MAP-DP"], **shared}
+            if not compute and not common.has_cached("MAP-DP", mapdp):
+                return None
+            target = common.run("MAP-DP", mapdp).final.n_clusters
+            if not compute and not common.has_cached("lambda", {"K": target}):
+                return None
+            lam, reached = common.cached("lambda", {"K": target},
+                                         lambda: runner.lambda_for_k(d, target, Z=common.numeric(d)))
+            params["lam"] = float(lam)
+            matched[name] = (target, float(lam), bool(reached))
+        return params
+
+    def pending() -> bool:
+        """Whether something must run (then, and only then, Stop is shown)."""
+        for name in algorithms:
+            params = params_for(name, compute=False)
+            if params is None or not common.has_cached(name, params):
+                return True
+        return False
+
+    # Stop only while something runs (issue 27: it sat above every chart); a run it stopped stays
+    # stopped for the same settings
+    if common.stop_button("explore", what_runs, container=stop_slot, running=pending(),
+                          help="Stops the run in progress; it stays stopped until you change a setting or press "
+                               "Run again."):
+        stop_slot.empty()  # nothing runs while stopped
         st.stop()
     runs = []
     notes = []  # said under the chart, so that the chart starts near the top of the page
     try:
-        with common.busy("explore"):
+        with working, common.busy("explore"):
             for name in algorithms:
-                params = {**chosen_params[name], **shared}
+                params = params_for(name)
                 if name == "DP-means" and match_k:
-                    target = common.run("MAP-DP", {**chosen_params["MAP-DP"], **shared}).final.n_clusters
-                    lam, reached = common.cached("lambda", {"K": target},
-                                                 lambda: runner.lambda_for_k(d, target, Z=common.numeric(d)))
+                    target, lam, reached = matched[name]
                     note = "" if reached else f" (K = {target} could not be reached exactly; closest kept)"
                     notes.append(f"DP-means λ = {lam:.3g}, chosen to give MAP-DP's K = {target}{note}.")
-                    params["lam"] = float(lam)
-                    chosen_params[name] = {**chosen_params[name], "lam": float(lam)}
+                    chosen_params[name] = {**chosen_params[name], "lam": lam}
                 runs.append(common.run(name, params))
-                if name == "DP-means" and match_k and runs[-1].shown.n_clusters != target:
-                    notes[-1] = (notes[-1][:-1] + f"; with these restarts DP-means ends at K = "
-                                 f"{runs[-1].shown.n_clusters}, since the λ search found K = {target} on its own run.")
+                if name == "DP-means" and match_k:
+                    got = runs[-1].shown.n_clusters
+                    if got != target:
+                        notes[-1] = (notes[-1][:-1] + f"; with these restarts DP-means ends at K = {got}, since the "
+                                     f"λ search found K = {target} on its own run.")
+                    if lambda_slot is not None:  # the settings column says the λ that runs, and the K it gives
+                        lambda_slot.caption(f"λ for DP-means: chosen to match MAP-DP's K = {target}: λ = {lam:.3g}, "
+                                            f"which gives DP-means K = {got}"
+                                            + ("." if got == target else " (not exactly MAP-DP's K: see under the "
+                                                                         "chart)."))
     except ValueError as exc:
-        common.plain_error(exc, "The clustering could not run")
+        with working:
+            common.plain_error(exc, "The clustering could not run")
         st.stop()
+    finally:
+        stop_slot.empty()
     for r in runs:
         if r.stopped:
-            st.warning(f"{r.algorithm} was stopped by the time limit after "
-                       f"{runner.count_steps(r.estimator.step, len(r.states))}; it shows what it reached.")
+            working.warning(f"{r.algorithm} was stopped by the time limit after "
+                            f"{runner.count_steps(r.estimator.step, len(r.states))}; it shows what it reached "
+                            "(its last frame says “stopped”).")
     coords, axis_names = common.cached("view", {"features": tuple(chosen) if chosen else None},
                                        lambda: sources.projection(d, chosen))
     sample = sources.display_sample(d.n_rows, seed=int(seed))
@@ -253,8 +299,8 @@ with right:
                     "the algorithms use every row and the ellipses are computed from all of them.")
     if frames.thinned:
         notes.append(f"{' and '.join(frames.thinned)} ran more than {animation.MAX_FRAMES} steps (sweeps, iterations "
-                     f"or blocks): the animation shows {animation.MAX_FRAMES} of them, evenly spaced (the slider "
-                     "gives each one's number); the curves below show every step.")
+                     f"or blocks): the animation shows {animation.MAX_FRAMES} of them, evenly spaced (each panel's "
+                     "title gives its own step); the curves below show every step.")
     if frames.partial:
         notes.append(f"{' and '.join(frames.partial)} build{'s' if len(frames.partial) == 1 else ''} the "
                      "clustering row by row: until the last frame, the rows not reached yet are drawn in light grey "
@@ -264,33 +310,23 @@ with right:
         notes.append(f"{', '.join(numeric_only)} cannot skip missing values: for them each gap is set to its column's "
                     "mean. MAP-DP leaves gaps out of the likelihood (PLOS Appendix F).")
 
-    last = frames.n_frames - 1
-    frame = int(np.clip(st.session_state.get("explore_frame", last), 0, last))
-    results = (d.key, tuple((r.algorithm, repr(sorted(r.params.items()))) for r in runs))
-    if st.session_state.get("explore_results") != results:
-        frame = last  # new results: show where they converged
-    chart_slot = st.container()  # the chart, drawn below once the frame is known, above its buttons
-    nav = st.container(horizontal=True, vertical_alignment="center", gap="small")
-    if nav.button("First", icon=":material/first_page:", key="frame_first"):
-        frame = 0
-    if nav.button("Back", icon=":material/chevron_left:", key="frame_back", help="Step back one frame (one sweep, unless the run was thinned)"):
-        frame = max(0, frame - 1)
-    if nav.button("Step", icon=":material/chevron_right:", key="frame_next", help="Step forward one frame (one sweep, unless the run was thinned)"):
-        frame = min(last, frame + 1)
-    st.session_state["explore_frame"] = frame
-    st.session_state["explore_results"] = results
-    nav.caption("First, Back and Step move one frame at a time; ▶ Play, ❚❚ Pause and the sweep slider are just above.")
     settings = {name: controls.caption(registry.algorithm(name), chosen_params[name]) for name in algorithms}
-    fig = figures.animation_figure(frames, coords[sample], axis_names, start=frame, show_ellipses=ellipses,
-                                   settings=settings)
-    st.session_state["explore_draws"] = st.session_state.get("explore_draws", 0) + 1
-    common.play_from(fig, frame, st.session_state["explore_draws"])
-    chart_slot.plotly_chart(fig, width="stretch", key="animation", config=common.chart_config("mapdp_explore"))
+    shown_coords = coords[sample]
+
+    def draw(frame: int) -> None:
+        fig = figures.animation_figure(frames, shown_coords, axis_names, start=frame, show_ellipses=ellipses,
+                                       settings=settings, controls=False)
+        st.plotly_chart(fig, width="stretch", key="animation", config=common.chart_config("mapdp_explore"))
+
+    results = (d.key, tuple((r.algorithm, repr(sorted(r.params.items()))) for r in runs))
+    with chart_area:
+        # one position for First, Back, Play, Step, Last and the slider (issue 27): ui.player
+        player.player(frames.n_frames, results, draw, lambda f: animation.frame_label(frames, f))
     for note in notes:
         st.caption(note)
 
     def animation_html() -> bytes:
-        """Every algorithm shown, side by side, with Play and the sweep slider, in one file that opens offline."""
+        """Every algorithm shown, side by side, with Play and the frame slider, in one file that opens offline."""
         whole = figures.animation_figure(frames, coords[sample], axis_names, show_ellipses=ellipses, settings=settings)
         return whole.to_html(include_plotlyjs=True, full_html=True, auto_play=False).encode()
 
@@ -299,20 +335,13 @@ with right:
                        help=f"{', '.join(algorithms)} side by side, every frame, Play and the slider; opens in any "
                             "browser without this app.")
 
-    rows = []
-    for r, info in zip(runs, frames.info):
-        row = {"algorithm": r.algorithm, "K": r.shown.n_clusters, "steps": r.final.iteration,
-               "seconds": round(r.seconds, 3)}
-        if "nmi" in info:
-            row.update(NMI=round(float(info["nmi"].iloc[-1]), 3), ARI=round(float(info["ari"].iloc[-1]), 3))
-        rows.append(row)
+    rows = animation.summary_rows(runs, frames)
     st.dataframe(rows, hide_index=True, width="stretch")
-    for r in runs:  # a sampler reports its most probable partition, not its last sweep (issue 27: say which)
-        best, last = r.shown, r.final
-        if best.iteration != last.iteration and best.n_clusters != last.n_clusters:
+    for r, said in zip(runs, frames.reported):  # a sampler reports its most probable partition (issue 27: say which)
+        if not said["last"] and said["K"] != r.final.n_clusters:
             st.caption(f"{r.algorithm}: the table gives the most probable partition it visited (step "
-                       f"{best.iteration}, K = {best.n_clusters}); the animation's last frame is its last step "
-                       f"(K = {last.n_clusters}).")
+                       f"{said['step']}, K = {said['K']}); the animation's last frame is its last step "
+                       f"(K = {r.final.n_clusters}).")
     if "MAP-DP" in algorithms and not any(r.stopped for r in runs if r.algorithm == "MAP-DP"):
         common.show_components(common.fitted_mapdp()[2])
         common.show_k_evidence("explore")

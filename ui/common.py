@@ -229,13 +229,17 @@ def busy(page: str):
     st.session_state[f"{page}_busy"] = False
 
 
-def stop_button(page: str, params_key, container=st, help: str = "Stops a run in progress.") -> bool:
+def stop_button(page: str, params_key, container=st, help: str = "Stops a run in progress.",
+                running: bool = True) -> bool:
     """Draw a Stop button; True when the page must stop here and say so.
 
     A click stops only a run in progress (one :func:`busy` marked and Streamlit interrupted for
     the click): with nothing running it changes nothing. A stopped run stays stopped for the
-    same settings (``params_key``) until "Run again" or a change of setting."""
-    clicked = container.button("Stop", icon=":material/stop:", key=f"{page}_stop", help=help)
+    same settings (``params_key``) until "Run again" or a change of setting. With ``running``
+    False (the page knows nothing will run: every result is in the session) no button is drawn
+    (issue 27: Stop sat above every chart); pass ``container=st.empty()`` and empty it when the
+    run is over, so that Stop shows only while something runs."""
+    clicked = container.button("Stop", icon=":material/stop:", key=f"{page}_stop", help=help) if running else False
     was_busy = st.session_state.pop(f"{page}_busy", False)
     if clicked and was_busy:
         st.session_state[f"{page}_stopped"] = params_key

@@ -1,9 +1,11 @@
 """▶ Play goes on from the frame shown (ui.common.play_from), checked in a real browser on the
 figure alone: Plotly's Play is client-side, so only a browser can say which frames it plays.
 
-The Explore page draws the animation at the frame of First / Back / Step; before the fix Play
-started from frame 1 whatever the page showed. Needs the system Chromium and Playwright
-(see TESTING.md); skipped without them.
+Plotly's own Play and slider remain where no page owns the frame: the Sequences page's ribbons and
+the Explore page's self-contained HTML download. The Explore page itself draws one frame at the
+position its own First, Back, Play, Step, Last and slider share (ui.player, issue 27:
+tests/app/test_animation_player.py). Needs the system Chromium and Playwright (see TESTING.md);
+skipped without them.
 """
 import shutil
 
@@ -72,6 +74,16 @@ def test_play_from_the_last_frame_plays_from_the_start(page, tmp_path, frames):
     _open(page, tmp_path, frames, start=frames[0].n_frames - 1)
     played = _play(page, 900)
     assert played and played[0] == 0, played
+
+
+def test_the_downloaded_animation_counts_frames_and_each_panel_its_own_steps(page, tmp_path, frames):
+    """Issue 27: the slider read one algorithm's sweeps (e.g. "sweep 46", DP-means' passes)."""
+    f, coords, names = frames
+    _open(page, tmp_path, frames, start=f.n_frames - 1)
+    assert page.locator(".slider-container text.slider-label").first.text_content() == f"frame {f.n_frames}"
+    titles = page.locator(".annotation-text").all_text_contents()
+    assert titles[0].startswith("K-means") and f"iteration {f.sweeps[0][-1]} (" in titles[0]
+    assert titles[1].startswith("Gibbs") and f"sweep {f.sweeps[1][-1]} (" in titles[1]
 
 
 def test_play_goes_on_from_a_frame_chosen_on_the_slider(page, tmp_path, frames):

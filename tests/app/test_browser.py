@@ -17,6 +17,7 @@ This test must run in CI: a missing browser fails it (``make test`` installs Chr
 Set MAPDP_SKIP_BROWSER=1 to skip it deliberately.
 """
 import os
+import re
 import socket
 import statistics
 import subprocess
@@ -279,6 +280,8 @@ def test_layout_reads_at_common_sizes_and_in_dark_mode(browser, app_url):
 
 
 def test_browser_session(page):
+    from playwright.sync_api import expect
+
     # 1. the first visit: PLOS 5.2 already clustered, MAP-DP beside K-means and DP-means.
     # Generous: on a cold CI machine the server may still be compiling or loading kernels
     # (a CI run timed out here at 120 s); this test checks behaviour, not the cold-start time.
@@ -308,15 +311,33 @@ def test_browser_session(page):
     assert slider.get_attribute("aria-valuetext") == chosen  # two right, three left, one right: back home
     _no_exception(page)
 
-    # 3. play the animation: the subplot titles go through the sweeps
+    # 3. play the animation: the subplot titles go through the sweeps. Play, the buttons and the frame
+    # slider are the page's and share one position (issue 27): after Play to the end, Back shows the
+    # second-to-last frame; from the slider's frame, Step goes on by one.
+    frame = page.get_by_role("slider", name="Frame")
     page.get_by_role("button", name="First").click()
-    _idle(page)
     page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .annotation-text')]"
                            ".some(e => e.textContent.includes('sweep 1 ·'))")
-    page.locator(".js-plotly-plot .updatemenu-button", has_text="Play").first.click()
+    expect(frame).to_have_attribute("aria-valuetext", re.compile(r"^1 of \d+$"), timeout=60_000)
+    n_frames = int(frame.get_attribute("aria-valuetext").split(" of ")[1])
+    page.get_by_role("button", name="Play").click()
+    page.get_by_role("button", name="Pause").wait_for()
     page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .annotation-text')]"
                            ".filter(e => /[(](converged|stopped|step limit)[)]/.test(e.textContent)).length >= 3", timeout=60_000)
+    page.get_by_role("button", name="Play").wait_for(timeout=60_000)  # it stopped by itself at the end
+    expect(frame).to_have_attribute("aria-valuetext", f"{n_frames} of {n_frames}", timeout=60_000)
     page.screenshot(path=str(SHOTS / "2_explore_after_play.png"), full_page=True)
+    page.get_by_role("button", name="Back").click()
+    expect(frame).to_have_attribute("aria-valuetext", f"{n_frames - 1} of {n_frames}", timeout=60_000)
+    frame.focus()
+    for _ in range(n_frames // 2 - 1):
+        page.keyboard.press("ArrowLeft")
+    middle = n_frames - n_frames // 2
+    expect(frame).to_have_attribute("aria-valuetext", f"{middle} of {n_frames}", timeout=60_000)
+    page.wait_for_timeout(1000)  # the slider sends its value once the keys stop
+    page.get_by_role("button", name="Step").click()
+    expect(frame).to_have_attribute("aria-valuetext", f"{middle + 1} of {n_frames}", timeout=60_000)
+    page.get_by_text(f"frame {middle + 1} of {n_frames}:").wait_for()
     _no_exception(page)
 
     # 3b. an algorithm from the registry beside them: SUGS's pill adds its panel (a pass of one block of rows

@@ -225,8 +225,9 @@ def test_animation_figure_has_a_frame_per_sweep_and_controls(scenario):
     labels = [b.label for b in fig.layout.updatemenus[0].buttons]
     assert any("Play" in s for s in labels) and any("Pause" in s for s in labels)
     assert fig.layout.sliders[0].active == 0 and len(fig.layout.sliders[0].steps) == fr.n_frames
-    # the slider ends at the last sweep of the run that went on longest
-    assert fig.layout.sliders[0].steps[-1].label == str(max(s[-1] for s in fr.sweeps))
+    # the slider counts frames (issue 27: it read one algorithm's sweeps); each title its own steps
+    assert [s.label for s in fig.layout.sliders[0].steps] == [str(f + 1) for f in range(fr.n_frames)]
+    assert fig.layout.sliders[0].currentvalue.prefix == "frame "
     # the initial traces show frame 0; the last frame shows the converged colours
     assert list(fig.data[0].marker.color) == (fr.colours[0][0] % len(figures.PALETTE)).tolist()
     assert list(fig.frames[-1].data[0].marker.color) == (fr.colours[0][-1] % len(figures.PALETTE)).tolist()
@@ -351,3 +352,14 @@ def test_the_last_frame_says_how_each_run_ended(scenario):
     fig = figures.animation_figure(frames, coords, names)
     titles = [a.text for a in fig.frames[-1].layout.annotations[:3]]
     assert "(converged)" in titles[0] and "(step limit)" in titles[1] and "(stopped)" in titles[2]
+
+
+def test_a_run_that_converged_after_the_deadline_is_done_not_stopped():
+    from types import SimpleNamespace
+
+    from explorer.runner import _collect
+    states = [SimpleNamespace(converged=False), SimpleNamespace(converged=True)]
+    kept, cut = _collect(iter(states[1:]), deadline=0.0, should_stop=None)
+    assert kept == states[1:] and cut is False
+    kept, cut = _collect(iter(states), deadline=0.0, should_stop=None)
+    assert kept == states[:1] and cut is True  # an unconverged state past the deadline is cut

@@ -154,3 +154,78 @@ def test_a_frame_with_no_row_placed_draws_all_grey_without_scores():
     fig = figures.animation_figure(fr, coords, names, start=0)
     assert "60 not yet visited<br>NMI – · ARI –" in fig.layout.annotations[0].text
     assert (np.asarray(fig.data[0].marker.color) == len(figures.PALETTE)).all()
+
+
+# ----------------------------------------------------------------------------- issue 27: units and one position
+
+def test_a_page_owned_figure_draws_one_frame_without_plotlys_controls(frames_and_view):
+    """The Explore page owns the frame shown (ui.player): its chart carries no Plotly frames, Play
+    or slider that would move the picture without the page knowing, and no room for them."""
+    fr, coords, names = frames_and_view
+    whole = figures.animation_figure(fr, coords, names, start=1)
+    one = figures.animation_figure(fr, coords, names, start=1, controls=False)
+    assert not one.frames and not one.layout.updatemenus and not one.layout.sliders
+    assert one.layout.height == whole.layout.height - figures._CONTROLS_PX
+    assert [a.text for a in one.layout.annotations] == [a.text for a in whole.layout.annotations]
+    np.testing.assert_array_equal(np.asarray(one.data[0].marker.color), figures.colour_index(fr.colours[0][1]))
+
+
+def test_each_panel_counts_its_own_steps_and_an_early_finish_says_how_it_ended():
+    """Issue 27: the slider read "sweep 46" (DP-means' passes) beside MAP-DP's "sweep 7 (done)"."""
+    d = sources.scenario_data("5.2", n=300, seed=3)
+    runs = [runner.run_mapdp(d, 3.0), runner.run(d, "DP-means", {"lam": 2.0}),
+            runner.run(d, "Gibbs", {"N0": 1.0, "n_sweeps": 12})]
+    coords, names = sources.projection(d)
+    fr = animation.animation_frames(runs, coords, None, d.truth)
+    short = min(range(3), key=lambda a: len(fr.sweeps[a]))
+    assert len(fr.sweeps[short]) < fr.n_frames  # one algorithm ends before the others
+    f = fr.n_frames - 1
+    titles = [a.text for a in figures.animation_figure(fr, coords, names, start=f, controls=False).layout.annotations]
+    for a, (name, word) in enumerate([("MAP-DP", "sweep"), ("DP-means", "pass"), ("Gibbs", "sweep")]):
+        assert f"<br>{word} {fr.sweeps[a][-1]} ({fr.endings[a]})" in titles[a]
+    label = animation.frame_label(fr, f)
+    assert label.startswith(f"frame {fr.n_frames} of {fr.n_frames}: ")
+    assert f"DP-means pass {fr.sweeps[1][-1]} ({fr.endings[1]})" in label and "MAP-DP sweep" in label
+    middle = animation.frame_label(fr, 1)
+    assert f"Gibbs sweep {fr.sweeps[2][1]}" in middle and "(" not in middle.split("Gibbs")[1]
+    # a held last frame says how that algorithm ended, in its own units
+    assert f"{fr.algorithms[short]} {animation.step_word(fr.algorithms[short])} {fr.sweeps[short][-1]} (" in middle \
+        or len(fr.sweeps[short]) > 2
+
+
+def test_a_sampler_says_which_partition_it_reports_in_its_panel_and_the_table():
+    """Issue 27: Gibbs's panel said K = 8 (its last sweep) while the table said 7 (its most probable
+    partition) without a word. The table's K, NMI and ARI are of one partition, named."""
+    import pandas as pd
+
+    from mapdp_core import SweepState
+
+    d = sources.scenario_data("5.2", n=60, seed=4)
+    gibbs = runner.run(d, "Gibbs", {"N0": 1.0, "n_sweeps": 3})
+
+    def state(i, labels, neg_log_joint):
+        labels = np.asarray(labels)
+        return SweepState(iteration=i, labels=labels, n_clusters=len(np.unique(labels)), objective=neg_log_joint,
+                          neg_log_joint=neg_log_joint, n_changed=0, cluster_sizes=np.bincount(labels), summaries={},
+                          elapsed=0.0)
+
+    two = np.repeat([0, 1], 30)
+    three = np.repeat([0, 1, 2], 20)
+    states = (state(1, np.zeros(60, dtype=np.int64), 50.0), state(2, two, 10.0), state(3, three, 20.0))
+    run = runner.Run(algorithm="Gibbs", states=states, restarts=pd.DataFrame(), estimator=gibbs.estimator)
+    assert run.shown.iteration == 2  # the most probable partition, not the last sweep
+    coords, names = sources.projection(d)
+    fr = animation.animation_frames([run], coords, None, d.truth)
+    assert fr.reported[0]["step"] == 2 and fr.reported[0]["K"] == 2 and not fr.reported[0]["last"]
+    fig = figures.animation_figure(fr, coords, names, controls=False)
+    assert "K = 3" in fig.layout.annotations[0].text and "reports sweep 2: K = 2" in fig.layout.annotations[0].text
+    first = figures.animation_figure(fr, coords, names, start=0, controls=False)
+    assert "reports" not in first.layout.annotations[0].text  # said on its last frame only
+    row = animation.summary_rows([run], fr)[0]
+    assert row["K"] == 2 and row["partition"] == "most probable (sweep 2)" and row["steps"] == 3
+    assert row["NMI"] == round(float(fr.reported[0]["nmi"]), 3)
+    kmeans = runner.run_kmeans(d, 3)
+    fk = animation.animation_frames([kmeans], coords, None, d.truth)
+    row = animation.summary_rows([kmeans], fk)[0]
+    assert row["partition"] == "last step" and row["NMI"] == round(float(fk.info[0]["nmi"].iloc[-1]), 3)
+    assert "reports" not in figures.animation_figure(fk, coords, names).layout.annotations[0].text

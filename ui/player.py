@@ -1,0 +1,190 @@
+"""One position for an animation: First, Back, ▶ Play / ❚❚ Pause, Step, Last and a frame slider
+that all move the same frame index, kept in ``st.session_state`` (issue 27).
+
+Before, the chart carried Plotly's own Play button and slider, which moved the frame in the
+browser only: after Play to the end, Back went to frame 1; after a click on the middle of
+Plotly's slider, Step went to frame 2. Here the server owns the position and the chart is drawn
+at it; Plotly's controls are left out of the chart.
+
+▶ Play is a Streamlit fragment that reruns itself every :data:`PLAY_DELAY` seconds
+(``st.fragment(run_every=...)``) while playing: each of its runs moves one frame on from the
+frame last drawn and draws it, so the slider, the buttons and the chart move together and Pause,
+Back or Step after Play start from the frame on screen. Play and Pause rerun the whole page once,
+to start or stop the fragment's timer; a frame change by button or slider reruns the fragment
+alone (the chart and its controls, not the page).
+
+Every run of the fragment while playing counts as one tick, except the run of the Play click
+itself; a headless test plays by running the page again (``AppTest.run``) once per frame.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import streamlit as st
+
+__all__ = ["PLAY_DELAY", "Keys", "player", "position", "playing"]
+
+#: Seconds between frames while playing.
+PLAY_DELAY = 0.5
+
+
+@dataclass(frozen=True)
+class Keys:
+    """The session-state and widget keys of one player (``prefix`` "frame": the Explore page's)."""
+
+    prefix: str = "frame"
+
+    @property
+    def position(self) -> str:  # the frame shown (an int), the one source of truth
+        return f"{self.prefix}_position"
+
+    @property
+    def playing(self) -> str:
+        return f"{self.prefix}_playing"
+
+    @property
+    def fresh(self) -> str:  # set by the Play click: its own run draws the frame it starts from
+        return f"{self.prefix}_play_fresh"
+
+    @property
+    def results(self) -> str:  # what the frames show: new results start at their last frame
+        return f"{self.prefix}_results"
+
+    @property
+    def last(self) -> str:
+        return f"{self.prefix}_last_index"
+
+    @property
+    def drawn(self) -> str:  # the frame last drawn whole: a tick goes on from there
+        return f"{self.prefix}_drawn"
+
+    @property
+    def moves(self) -> str:  # how many times the page moved the position itself (buttons, Play's ticks)
+        return f"{self.prefix}_moves"
+
+    def slider(self, moves: int) -> str:
+        """The slider's widget key: a new one whenever the page moves the position, so that a value the
+        browser sent for an older slider (a request already on its way, e.g. Play's next tick, when the
+        page moved on) is never taken for a move of the slider."""
+        return f"w_{self.prefix}_{moves}"
+
+    def button(self, name: str) -> str:
+        return f"{self.prefix}_{name}"
+
+
+def position(keys: Keys = Keys()) -> int:
+    """The frame shown (0-based)."""
+    return int(st.session_state.get(keys.position, 0))
+
+
+def playing(keys: Keys = Keys()) -> bool:
+    return bool(st.session_state.get(keys.playing, False))
+
+
+def _moved(keys: Keys, frame: int) -> None:
+    """The page moves the position to ``frame`` (the slider is drawn anew at it)."""
+    ss = st.session_state
+    ss[keys.position] = int(frame)
+    ss[keys.moves] = int(ss.get(keys.moves, 0)) + 1
+
+
+def _move(keys: Keys, to: Callable[[int, int], int]):
+    """A button's callback: move the position (``to(position, last)``); a move pauses Play, and
+    a pause reruns the page so that the fragment's timer stops."""
+    def callback():
+        ss = st.session_state
+        last = int(ss.get(keys.last, 0))
+        _moved(keys, min(max(to(int(ss.get(keys.position, last)), last), 0), last))
+        if ss.get(keys.playing):
+            ss[keys.playing] = False
+            st.rerun()
+    return callback
+
+
+def _slid(keys: Keys, key: str):
+    def callback():
+        ss = st.session_state
+        if key != keys.slider(int(ss.get(keys.moves, 0))):
+            return  # an older slider's value, sent before the page moved on: not a move of the slider
+        ss[keys.position] = int(ss[key])  # the slider already shows it: the same slider stays
+        if ss.get(keys.playing):
+            ss[keys.playing] = False
+            st.rerun()
+    return callback
+
+
+def _play_or_pause(keys: Keys):
+    def callback():
+        ss = st.session_state
+        if ss.get(keys.playing):
+            ss[keys.playing] = False
+        else:
+            last = int(ss.get(keys.last, 0))
+            ss[keys.playing] = True
+            ss[keys.fresh] = True
+            if int(ss.get(keys.position, last)) >= last:  # at the end: play it again from the start
+                _moved(keys, 0)
+        st.rerun()  # the whole page: the fragment's timer starts or stops
+    return callback
+
+
+def player(n_frames: int, results, draw: Callable[[int], None], describe: Callable[[int], str] | None = None,
+           keys: Keys = Keys(), delay: float = PLAY_DELAY, unit: str = "Frame") -> None:
+    """Draw an animation's frame (``draw(frame)``) with its controls below it, all sharing one position.
+
+    ``results`` identifies what the frames show: when it changes, the position goes to the last
+    frame (where the runs ended) and Play stops. ``describe(frame)`` is a caption under the
+    controls (each algorithm's own step). Call it where the chart belongs; it draws inside a
+    fragment, so a frame change reruns only the chart and its controls.
+    """
+    ss = st.session_state
+    last = max(int(n_frames) - 1, 0)
+    if ss.get(keys.results) != results or keys.position not in ss:
+        ss[keys.results] = results
+        _moved(keys, last)
+        ss[keys.playing] = False
+    ss[keys.last] = last
+    if not 0 <= int(ss[keys.position]) <= last:
+        _moved(keys, min(max(int(ss[keys.position]), 0), last))
+    if last == 0:
+        ss[keys.playing] = False
+
+    @st.fragment(run_every=delay if ss.get(keys.playing) else None)
+    def panel():
+        if ss.get(keys.playing) and not ss.pop(keys.fresh, False):
+            # one tick: the frame after the one last drawn whole (a tick that cut the previous run
+            # short, before its frame was drawn, skips no frame)
+            _moved(keys, min(int(ss.get(keys.drawn, ss[keys.position])) + 1, last))
+        ss.pop(keys.fresh, None)
+        frame = int(ss[keys.position])
+        draw(frame)
+        ss[keys.drawn] = frame
+        if last > 0:
+            key = keys.slider(int(ss.get(keys.moves, 0)))  # the slider shows the position, whoever moved it
+            st.select_slider(unit, options=list(range(last + 1)), value=frame, key=key, on_change=_slid(keys, key),
+                             format_func=lambda f: f"{f + 1} of {last + 1}",
+                             help="The frame shown; First, Back, Play, Step and Last move this same frame.")
+            row = st.container(horizontal=True, vertical_alignment="center", gap="small")
+            row.button("First", icon=":material/first_page:", key=keys.button("first"),
+                       on_click=_move(keys, lambda p, n: 0), help="The first frame")
+            row.button("Back", icon=":material/chevron_left:", key=keys.button("back"),
+                       on_click=_move(keys, lambda p, n: p - 1), help="Back one frame")
+            now_playing = bool(ss.get(keys.playing))
+            row.button("Pause" if now_playing else "Play", key=keys.button("play"),
+                       icon=":material/pause:" if now_playing else ":material/play_arrow:",
+                       on_click=_play_or_pause(keys),
+                       help="Pause here" if now_playing else
+                       f"Show the frames one after the other, {1 / delay:g} a second, from the frame shown "
+                       "(from the first when the last is shown)")
+            row.button("Step", icon=":material/chevron_right:", key=keys.button("next"),
+                       on_click=_move(keys, lambda p, n: p + 1), help="On one frame")
+            row.button("Last", icon=":material/last_page:", key=keys.button("last"),
+                       on_click=_move(keys, lambda p, n: n), help="The last frame, where the runs ended")
+        if describe is not None:
+            st.caption(describe(frame))
+        if ss.get(keys.playing) and frame >= last:
+            ss[keys.playing] = False
+            st.rerun()  # the whole page: the timer stops and Play reads Play again
+
+    panel()
