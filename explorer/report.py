@@ -11,7 +11,7 @@ from mapdp_core.core.validation import check_int
 
 from explorer.sources import AppData
 
-__all__ = ["assignments", "cluster_heatmap", "P_FLOOR", "format_p", "tests_for_display", "decoded_features", "row_ids",
+__all__ = ["assignments", "cluster_heatmap", "profile_inputs", "top_features", "P_FLOOR", "format_p", "tests_for_display", "decoded_features", "row_ids",
            "imputed_rows", "expected_clusters_curve", "PLOS_KMEANS_NMI", "scenarios_by_kmeans"]
 
 
@@ -49,6 +49,51 @@ def cluster_heatmap(data: AppData, labels) -> pd.DataFrame:
             vals.append((xk.mean() - mu) / sd if xk.size else np.nan)
         rows[c] = vals
     return pd.DataFrame.from_dict(rows, orient="index", columns=[int(k) for k in ids])
+
+
+def profile_inputs(data: AppData) -> tuple[pd.DataFrame, dict]:
+    """The cells the profiles and tests describe, one column per clustered feature, and their
+    likelihood: the table's own cells; for a wide table (``data.wide``) the columns kept as they
+    are beside the principal components' scores that stand for the rest (:func:`top_features`
+    ranks those columns themselves)."""
+    if data.wide is None:
+        return data.table[data.features], data.likelihood
+    others = [c for c in data.features if c not in data.wide.names]
+    return pd.concat([data.table[others], data.X[data.wide.names]], axis=1), data.likelihood
+
+
+def top_features(data: AppData, labels, n: int = 25) -> pd.DataFrame:
+    """The ``n`` columns a wide table's principal components summarise (``data.summarised``)
+    whose values differ most between the clusters: the share of each column's variance that lies
+    between the clusters (eta squared, the one-way ANOVA effect size; gaps left out), highest
+    first, with each cluster's mean in the column's standard deviations from its overall mean.
+    Empty when the table is not wide. Computed for every column at once (20 000 columns: a
+    fraction of a second)."""
+    n = check_int(n, "n", 1)
+    if data.summarised is None:
+        return pd.DataFrame(columns=["column", "eta squared"])
+    labels = np.asarray(labels)
+    ids = np.unique(labels[labels >= 0])
+    V = data.summarised.to_numpy(dtype=float)
+    seen = ~np.isnan(V)
+    count = seen.sum(axis=0)
+    mean = np.where(count > 0, np.nansum(V, axis=0) / np.maximum(count, 1), np.nan)
+    sd = np.sqrt(np.nansum((V - mean) ** 2, axis=0) / np.maximum(count, 1))
+    total = np.nansum((V - mean) ** 2, axis=0)
+    between = np.zeros(V.shape[1])
+    shifts = []
+    for k in ids:
+        rows = labels == k
+        n_k = seen[rows].sum(axis=0)
+        m_k = np.where(n_k > 0, np.nansum(V[rows], axis=0) / np.maximum(n_k, 1), np.nan)
+        between += n_k * np.nan_to_num(m_k - mean) ** 2
+        shifts.append((m_k - mean) / np.where(sd > 0, sd, 1.0))
+    eta = np.divide(between, total, out=np.zeros_like(between), where=total > 0)
+    order = np.argsort(-eta, kind="stable")[:n]
+    out = pd.DataFrame({"column": [data.summarised.columns[j] for j in order], "eta squared": eta[order]})
+    for k, shift in zip(ids, shifts):
+        out[f"cluster {int(k)} (sd from mean)"] = shift[order]
+    return out
 
 
 #: The smallest p-value shown as a number; below it the test is past double precision (scipy returns 0).

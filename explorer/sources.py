@@ -7,7 +7,7 @@ encoded as the data were; and the views the app draws and K-means reads (:func:`
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -15,11 +15,12 @@ import pandas as pd
 from mapdp_core.data.datasets import load_dataset, load_structured
 from mapdp_core.data.loading import prepare
 from mapdp_core.core.spec import parse
+from mapdp_core.selection.auto import WideProjection, project_wide
 from mapdp_core.data.synthetic import (PLOS_SCENARIOS, clinical_simulator, crp_normal_wishart, plos_scenario,
                                        plos_scenario_parameters)
 
 __all__ = ["AppData", "scenario_data", "builtin_data", "structured_data", "crp_data", "clinical_data", "table_data",
-           "with_likelihood", "encode_new_rows", "numeric_matrix", "projection", "display_sample", "DISPLAY_MAX"]
+           "with_likelihood", "input_columns", "encode_new_rows", "numeric_matrix", "projection", "display_sample", "DISPLAY_MAX"]
 
 #: Most points drawn in a scatter; above this a random sample is shown (and the app says so).
 DISPLAY_MAX = 4000
@@ -56,6 +57,12 @@ class AppData:
     n_groups : int or None
         How many clusters a K-means user would be told: the true classes less those made of
         outliers (PLOS Section 5.3: K = 3 beside two outlier pairs); None: every class of ``truth``.
+    wide : WideProjection or None
+        For a wide table (thousands of real-valued columns), the principal components that stand
+        for its real-valued columns in ``X``, exactly as ``MAPDP()`` summarises them
+        (:func:`mapdp_core.selection.auto.project_wide`); None otherwise.
+    summarised : DataFrame or None
+        With ``wide``: the real-valued columns it summarises, as encoded (profiles rank them).
     """
 
     name: str
@@ -70,6 +77,8 @@ class AppData:
     key: str = ""
     id_column: str | None = None
     n_groups: int | None = None
+    wide: WideProjection | None = field(default=None, repr=False)
+    summarised: pd.DataFrame | None = field(default=None, repr=False)
 
     def __post_init__(self):
         if not self.key:
@@ -203,10 +212,17 @@ def table_data(table: pd.DataFrame, roles=None, families=None, standardize: str 
     prepared = prepare(table, roles=roles, families=families, standardize=standardize)
     truth, names = _codes(prepared.labels)
     ids = prepared.ids
-    return AppData(name=name, table=table, X=prepared.X.astype(float), likelihood=dict(prepared.likelihood),
-                   truth=truth, truth_names=names, notes=tuple(prepared.notes), encodings=prepared.encodings,
-                   description=f"{name}: {len(table)} rows, {prepared.X.shape[1]} features.",
-                   id_column=None if ids is None else ids.name)
+    encoded = prepared.X.astype(float)
+    X, likelihood, wide = project_wide(encoded, dict(prepared.likelihood))
+    notes, description = tuple(prepared.notes), f"{name}: {len(table)} rows, {prepared.X.shape[1]} features."
+    if wide is not None:
+        said = (f"{len(wide.columns):,} real-valued columns are clustered through their {len(wide.names)} leading "
+                f"principal component(s) ({', '.join(wide.names)}), those above the noise level, as MAPDP() does with "
+                "a wide table; the profiles rank the columns themselves.")
+        notes, description = notes + (said,), description + " " + said
+    return AppData(name=name, table=table, X=X, likelihood=likelihood, truth=truth, truth_names=names, notes=notes,
+                   encodings=prepared.encodings, description=description, id_column=None if ids is None else ids.name,
+                   wide=wide, summarised=None if wide is None else encoded[wide.columns])
 
 
 def with_likelihood(data: AppData, families: dict) -> AppData:
@@ -231,20 +247,33 @@ def with_likelihood(data: AppData, families: dict) -> AppData:
             if (key == c or (isinstance(key, tuple) and key[0] == c)) and key not in ordered:
                 ordered[key] = fam
     parse(data.X, ordered)  # the engine's own checks, with its messages
-    return AppData(name=data.name, table=data.table, X=data.X, likelihood=ordered, truth=data.truth,
-                   truth_names=data.truth_names, description=data.description, notes=data.notes,
-                   encodings=data.encodings, id_column=data.id_column, n_groups=data.n_groups)
+    return replace(data, likelihood=ordered, key="")
+
+
+def input_columns(data: AppData) -> list:
+    """The table's columns a new row needs: the features, or for a wide table the columns kept as
+    they are and those its principal components summarise (:attr:`AppData.wide`)."""
+    if data.wide is None:
+        return data.features
+    return [c for c in data.features if c not in data.wide.names] + list(data.wide.columns)
 
 
 def encode_new_rows(data: AppData, rows: pd.DataFrame, *, unseen: list | None = None) -> pd.DataFrame:
-    """New rows, given as in the original table, encoded as ``data.X`` was (category codes,
-    shifts, standardisation; see :func:`mapdp_core.data.loading.prepare`). Text in a numeric column
+    """New rows, given as in the original table (:func:`input_columns`), encoded as ``data.X`` was
+    (category codes, shifts, standardisation, a wide table's principal components; see
+    :func:`mapdp_core.data.loading.prepare`). Text in a numeric column
     raises ValueError naming it; so does a value never seen in a categorical column, unless
     ``unseen`` is a list: then that cell becomes missing and is recorded there (see
     :func:`mapdp_core.core.encoding.unseen_notes`)."""
     from mapdp_core.core.encoding import encode_new_rows as encode  # the one encoding path (mapdp_core.core.encoding)
 
-    return encode(rows, data.features, data.encodings, unseen=unseen)
+    if data.wide is None:
+        return encode(rows, data.features, data.encodings, unseen=unseen)
+    others = [c for c in data.features if c not in data.wide.names]
+    encoded = encode(rows, others + list(data.wide.columns), data.encodings, unseen=unseen)
+    scores = pd.DataFrame(data.wide.transform(encoded[data.wide.columns].to_numpy(dtype=float)),
+                          columns=data.wide.names, index=encoded.index)
+    return pd.concat([encoded[others], scores], axis=1)[data.features]
 
 
 def numeric_matrix(data: AppData) -> np.ndarray:

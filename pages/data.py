@@ -186,8 +186,11 @@ with right:
     if len(sample) < d.n_rows:
         st.caption(f"A random {len(sample):,} of the {d.n_rows:,} rows.")
 
-st.markdown("**Preview** (first 200 rows)")
-st.dataframe(d.table.head(200), width="stretch", key="data_preview_table")
+PREVIEW_COLUMNS = 200  # a wide table's 20 000 columns would take the browser minutes to draw
+shown = d.table if d.table.shape[1] <= PREVIEW_COLUMNS else d.table.iloc[:, :PREVIEW_COLUMNS]
+st.markdown("**Preview** (first 200 rows" + (f", first {PREVIEW_COLUMNS} of {d.table.shape[1]:,} columns; every column "
+                                             "is used and downloaded)" if shown is not d.table else ")"))
+st.dataframe(shown.head(200), width="stretch", key="data_preview_table")
 summary, gappy = missing_summary(d.table)
 n_gaps = int(summary["n_missing"].sum())
 st.markdown(f"**Missing values:** {n_gaps:,} cells in {len(gappy):,} rows.")

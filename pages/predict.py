@@ -16,11 +16,18 @@ st.caption(f"{d.name}: MAP-DP with N0 = {params['N0']:g} found {model.n_clusters
            "cluster of highest posterior probability, N_k f(x | cluster k), or to a new cluster, N0 f(x | prior), "
            "when that is higher (PLOS Appendix E). Missing values are allowed: they are left out.")
 
-how = st.radio("New rows from", ["a form", "a CSV file"], horizontal=True, key="w_predict_source")
+FORM_COLUMNS = 200  # beyond this a form is no way to type a row: a wide table's new rows come as a file
+wide_form = len(sources.input_columns(d)) > FORM_COLUMNS
+how = st.radio("New rows from", ["a form", "a CSV file"], horizontal=True, key="w_predict_source",
+               index=1 if wide_form else 0, disabled=wide_form)
+if wide_form:
+    st.caption(f"The model reads {len(sources.input_columns(d)):,} columns, too many to type in a form: upload the new "
+               "rows as a file with the same columns.")
+    how = "a CSV file"
 new = None
 if how == "a form":
     st.caption("Leave a cell empty for a missing value. The first row starts as the first row of the data.")
-    start = d.X.head(1).copy() if d.encodings == {} else d.table[d.features].head(1).copy()
+    start = d.X.head(1).copy() if d.encodings == {} and d.wide is None else d.table[sources.input_columns(d)].head(1).copy()
     new = st.data_editor(start, num_rows="dynamic", key="w_predict_form", width="stretch")
 else:
     up = st.file_uploader("CSV with the same feature columns", type=["csv", "tsv", "txt", "xlsx"],
@@ -34,14 +41,16 @@ else:
 if new is None or len(new) == 0:
     st.info("Add at least one row.")
     st.stop()
-missing_cols = [c for c in d.features if c not in new.columns]
+needed = sources.input_columns(d)
+missing_cols = [c for c in needed if c not in new.columns]
 if missing_cols:
-    st.error(f"The new rows lack the column(s) {missing_cols}; the model needs every feature column "
+    shown = missing_cols[:10] + ([f"... ({len(missing_cols):,} in all)"] if len(missing_cols) > 10 else [])
+    st.error(f"The new rows lack the column(s) {common.escape_markdown(str(shown), 2000)}; the model needs every feature column "
              "(leave a value empty if it is unknown).")
     st.stop()
 unseen = []  # categories never seen in training: scored as missing, said per row below
 try:
-    rows = sources.encode_new_rows(d, new[d.features], unseen=unseen)
+    rows = sources.encode_new_rows(d, new[needed], unseen=unseen)
     proba = model.predict_proba(rows)
     labels = model.predict(rows)
     density = model.score_samples(rows)

@@ -2,7 +2,7 @@
 import numpy as np
 import streamlit as st
 
-from explorer import animation, figures, report, sources
+from explorer import animation, figures, report, sources, subtype_report
 from mapdp_core.data.loading.export import csv_bytes
 from mapdp_core.evaluation.profiles import cluster_profiles, feature_tests
 from mapdp_core.evaluation.stability import cluster_stability
@@ -13,22 +13,23 @@ st.title("Subtypes")
 common.image_format_choice()
 params, run, model = common.fitted_mapdp()
 labels = model.labels_
-raw = d.table[d.features]
+raw, profiled = report.profile_inputs(d)  # a wide table: its principal components, and the columns ranked below
 st.caption(f"{common.escape_markdown(d.name, 120)}: MAP-DP with N0 = {params['N0']:g} (change it on Explore or Tune) "
            f"found **{model.n_clusters_} cluster{'s' if model.n_clusters_ != 1 else ''}** among {d.n_rows:,} rows. "
            "Every row is kept, gaps included.")
 common.show_components(model)
 common.show_k_evidence("subtypes")
+k_table = common.cached("k_evidence", params, model.k_evidence)  # computed by show_k_evidence: for the report
 
 try:
-    prof = common.cached("profiles", params, lambda: cluster_profiles(raw, labels, d.likelihood))
+    prof = common.cached("profiles", params, lambda: cluster_profiles(raw, labels, profiled))
 except ValueError as exc:
     common.plain_error(exc, "The profiles could not be computed")
     st.stop()
 tests = None  # tests between clusters need two; sizes, profiles and downloads do not
 if model.n_clusters_ >= 2:
     try:
-        tests = common.cached("tests", params, lambda: feature_tests(raw, labels, d.likelihood))
+        tests = common.cached("tests", params, lambda: feature_tests(raw, labels, profiled))
     except ValueError as exc:
         common.plain_error(exc, "The tests between clusters could not be computed")
 
@@ -42,7 +43,7 @@ try:
     sizes = prof.sizes.merge(stab[["cluster", "stability", "dissolved", "verdict"]].round(2), on="cluster", how="left")
 except (ValueError, KeyError) as exc:
     common.plain_error(exc, "The stability could not be computed")
-    sizes = prof.sizes
+    stab, sizes = None, prof.sizes
 st.dataframe(sizes, hide_index=True, width="stretch", key="sub_sizes")
 st.subheader("Profile of each cluster")
 st.caption("Per feature, the summary that suits its type: proportion for yes/no, mean score and distribution for "
@@ -53,6 +54,15 @@ if len(heat):
     st.plotly_chart(figures.heatmap_figure(heat.round(2), heat.round(1).astype(str), "sd from overall mean"),
                     width="stretch", key="sub_heatmap", config=common.chart_config("cluster_heatmap"))
 
+if d.wide is not None:
+    st.subheader(f"The columns that differ most between the clusters (of {len(d.wide.columns):,})")
+    st.caption(f"MAP-DP clustered the {len(d.wide.columns):,} real-valued columns through their principal components "
+               f"({', '.join(d.wide.names)}). Here are the columns themselves, ranked by the share of their variance that "
+               "lies between the clusters (eta squared), with each cluster's mean in standard deviations from the "
+               "column's mean. The assignments download keeps every column.")
+    st.dataframe(common.cached("top_features", params, lambda: report.top_features(d, labels)).round(3),
+                 hide_index=True, width="stretch", key="sub_top_features")
+
 st.subheader("Which features separate the clusters")
 st.caption("One test per feature across clusters (Welch t / Mann-Whitney / Kruskal-Wallis for numbers and scores, "
            "chi-square or Fisher for categories), q = Benjamini-Hochberg adjusted p; rank 1 separates best. "
@@ -61,17 +71,19 @@ st.caption("One test per feature across clusters (Welch t / Mann-Whitney / Krusk
 # p and q as text (report.tests_for_display): as plain decimals a p of 1e-300 filled its column with
 # zeros, and a feature that could not be tested showed "None" instead of the reason
 if tests is not None:
+    st.warning(f"**Read these as a description, not as proof of subtypes.** {subtype_report.SELECTION_CAVEAT}")
     st.dataframe(report.tests_for_display(tests), hide_index=True, width="stretch", key="sub_tests")
 elif model.n_clusters_ < 2:
     st.info("MAP-DP found one cluster at these settings, so there is nothing to test between clusters; a larger N0 "
             "or a narrower prior spread on Explore asks for more.")
 
+imputed = None
 if d.has_gaps:
     st.subheader("Imputed values")
     st.caption("For display only (the clustering itself leaves gaps out): each missing entry is filled from its "
                "row's cluster, the predictive mean for measurements and the most probable value otherwise "
                "(PLOS Appendix F).")
-    filled, was_missing = model.impute()
+    filled, was_missing = imputed = model.impute()
     shown, was_filled = report.imputed_rows(d, labels, filled, was_missing)
     id_name = shown.columns[0]
     st.caption(f"Rows are named by {'their ' + id_name if id_name != 'row' else 'their row number (from 1)'}; "
@@ -80,6 +92,26 @@ if d.has_gaps:
     st.dataframe(shaded, hide_index=True, width="stretch", key="sub_imputed")
 
 st.subheader("Downloads")
+choice, settings = common.auto_choice(), dict(st.session_state.get("settings", {}))
+
+
+def _report_html() -> bytes:
+    """Built when the button is pressed, from what this page shows (in memory; nothing is stored)."""
+    try:
+        return subtype_report.subtype_report_html(d, model, params, choice=choice, settings=settings, run=run,
+                                                  profiles=prof, tests=tests, stability=stab, k_evidence=k_table,
+                                                  imputed=imputed).encode()
+    except Exception as exc:  # a failed download says why, in the file, rather than failing silently
+        return subtype_report.failed_report_html(exc).encode()
+
+
+st.download_button("Subtype report: one HTML file to keep or file", _report_html, subtype_report.REPORT_FILE_NAME,
+                   "text/html", key="download_report", on_click="ignore", type="primary",
+                   icon=":material/description:")
+st.caption("Everything above in one self-contained file that opens in any browser and prints: the data and what was "
+           "done to each column and why, the settings and how they were chosen, K and how sure it is, sizes with "
+           "stability, profiles, the tests with their caveat, the imputed cells marked, a methods paragraph with "
+           "citations and package versions, and the settings (JSON) to run it again. Made in this session's memory.")
 c1, c2, c3 = st.columns(3)
 table = report.assignments(d, labels)
 c1.download_button("Assignments with the original rows (CSV)", csv_bytes(table),

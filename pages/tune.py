@@ -88,12 +88,17 @@ k_now = int(common.fitted_mapdp()[2].n_components_)  # MAP-DP's partition at the
 K_obs = k_col.number_input("K (default: MAP-DP's K now)", 1, d.n_rows, k_now, key="w_tune_K",
                            help="The number of clusters of MAP-DP's own partition at the settings in use (its "
                                 "components, before any grouping), the K of the CRP that N0 governs.")
-m = map_n0(d.n_rows, int(K_obs), a, b)
-st.write(f"Under a Gamma({a:g}, {b:g}) prior, K = {int(K_obs)} clusters among {d.n_rows:,} rows give the MAP "
-         f"**N0 = {m.N0:.3g}** (Newton on ln N0, {m.n_iter} steps).")
-if st.button(f"Apply N0 = {m.N0:.3g}", key="apply_map"):
-    common.apply_setting("N0", float(f"{m.N0:.3g}"))
-    _applied(f"N0 = {float(f'{m.N0:.3g}'):g} is now used on Explore, Compare, Subtypes and Predict.")
+try:
+    m = map_n0(d.n_rows, int(K_obs), a, b)
+except ValueError as exc:  # K + a <= 2: the posterior of N0 has no mode above 0 (a plain sentence, not a crash)
+    m = None
+    st.info(f"No MAP N0 for K = {int(K_obs)} under a Gamma({a:g}, {b:g}) prior: {common.escape_markdown(exc, 500)}")
+if m is not None:
+    st.write(f"Under a Gamma({a:g}, {b:g}) prior, K = {int(K_obs)} clusters among {d.n_rows:,} rows give the MAP "
+             f"**N0 = {m.N0:.3g}** (Newton on ln N0, {m.n_iter} steps).")
+    if st.button(f"Apply N0 = {m.N0:.3g}", key="apply_map"):
+        common.apply_setting("N0", float(f"{m.N0:.3g}"))
+        _applied(f"N0 = {float(f'{m.N0:.3g}'):g} is now used on Explore, Compare, Subtypes and Predict.")
 
 st.subheader("3. Held-out likelihood: N0 and the prior spread together")
 st.caption("K-fold cross-validation of the mixture predictive density of new rows (PLOS Appendix E). "

@@ -29,7 +29,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .validation import check_condition, check_magnitude, column_kind, object_array_as_float, reject_1d
+from .validation import (check_condition, check_magnitude, column_kind, duplicate_names, object_array_as_float,
+                         reject_1d)
 from .encoding import category_codes, codes_of
 from mapdp_core.families import FAMILIES
 
@@ -63,7 +64,7 @@ def to_matrix(X) -> tuple[np.ndarray, list, dict]:
         X = X.to_frame()
     if isinstance(X, pd.DataFrame):
         names = [str(c) for c in X.columns]
-        dup = sorted({n for n in names if names.count(n) > 1})
+        dup = duplicate_names(names)
         if dup:
             raise ValueError(f"duplicate column names {dup}; rename the columns so each is unique.")
         if X.shape[1] and all(isinstance(t, np.dtype) and t.kind in "fiu" for t in X.dtypes):
@@ -108,13 +109,17 @@ def to_matrix(X) -> tuple[np.ndarray, list, dict]:
     return np.ascontiguousarray(M, dtype=float), [str(j) for j in range(M.shape[1])], {}
 
 
-def _lookup(key, names) -> int:
-    if isinstance(key, (int, np.integer)) and not isinstance(key, bool) and str(key) not in names:
+def _lookup(key, names, position: dict) -> int:
+    """The position of the column ``key`` names (its name, or its position when no column has
+    that name); ``position`` maps each name to its position (built once: a table may have tens
+    of thousands of columns)."""
+    if isinstance(key, (int, np.integer)) and not isinstance(key, bool) and str(key) not in position:
         if 0 <= key < len(names):
             return int(key)
-    if str(key) in names:
-        return names.index(str(key))
-    raise ValueError(f"likelihood names column {key!r}, which is not in the data (columns: {names}).")
+    if str(key) in position:
+        return position[str(key)]
+    shown = names if len(names) <= 20 else names[:20] + [f"... ({len(names)} in all)"]
+    raise ValueError(f"likelihood names column {key!r}, which is not in the data (columns: {shown}).")
 
 
 def _groups(likelihood, names) -> list[tuple[str, list, Any]]:
@@ -131,11 +136,13 @@ def _groups(likelihood, names) -> list[tuple[str, list, Any]]:
     else:
         raise TypeError("likelihood must be a family name, a list with one per column, or a dict.")
     groups, seen, merged = [], {}, {}
+    position = {n: j for j, n in enumerate(names)}
     for key, fam in items:
         if isinstance(key, tuple) and not key:
             raise ValueError("likelihood has an empty tuple () as a key; a tuple key names the columns of one joint "
                              "block, e.g. {('x', 'y'): 'normal_wishart'}: list at least one column in it.")
-        cols = [_lookup(k, names) for k in key] if isinstance(key, tuple) else [_lookup(key, names)]
+        cols = ([_lookup(k, names, position) for k in key] if isinstance(key, tuple)
+                else [_lookup(key, names, position)])
         where = f"column(s) {[names[c] for c in cols]}"
         fam = _family_name(fam, where)
         for c in cols:
@@ -318,7 +325,7 @@ def check_table(X) -> None:
     input without a 2-D shape is left to :func:`to_matrix`."""
     if isinstance(X, pd.DataFrame):
         names = [str(c) for c in X.columns]
-        dup = sorted({n for n in names if names.count(n) > 1})
+        dup = duplicate_names(names)
         if dup:
             raise ValueError(f"duplicate column names {dup}; rename the columns so each is unique.")
     shape = getattr(X, "shape", None)

@@ -75,7 +75,7 @@ from mapdp_core.core.labels import relabel_by_first_appearance
 
 __all__ = ["AutoChoice", "AutoData", "AutoLikelihoodWarning", "MAX_COMPONENTS", "MAX_JOINT_COLUMNS", "N0_GRID",
            "SEARCH_ROWS", "SPREAD_GRID", "WEIGHT_GRID", "WIDE_COLUMNS", "WideProjection", "auto_likelihood",
-           "choose_hyperparameters", "encode_rows", "structured_likelihood", "wide_projection"]
+           "choose_hyperparameters", "encode_rows", "project_wide", "structured_likelihood", "wide_projection"]
 
 #: N0 values tried (the range of the papers' experiments; PLOS Section 5 uses 3)
 N0_GRID = (0.1, 0.3, 1.0, 3.0)
@@ -187,6 +187,25 @@ def wide_projection(X: pd.DataFrame, columns: list) -> WideProjection:
                           eigenvalues[:k].copy(), float(edge))
 
 
+def project_wide(encoded: pd.DataFrame, likelihood: dict) -> tuple[pd.DataFrame, dict, WideProjection | None]:
+    """A wide table as MAP-DP clusters it: when its ``normal_gamma`` columns are at least
+    :data:`WIDE_COLUMNS` and more than a quarter of its rows, they are replaced by their
+    :class:`WideProjection` scores (columns "PC1", ..., each ``normal_gamma``), after the other
+    columns; otherwise ``(encoded, likelihood, None)`` unchanged. The one rule for ``MAPDP()``
+    (:func:`auto_likelihood`) and the app, so both cluster the same view of a table."""
+    real = [c for c, f in likelihood.items() if f == "normal_gamma" and not isinstance(c, tuple)]
+    if not (len(real) >= WIDE_COLUMNS and len(real) > len(encoded) / 4):
+        return encoded, likelihood, None
+    projection = wide_projection(encoded, real)
+    scores = pd.DataFrame(projection.transform(encoded[real].to_numpy()), columns=projection.names,
+                          index=encoded.index)
+    encoded = pd.concat([encoded.drop(columns=real), scores], axis=1)
+    summarised = set(real)
+    likelihood = {**{c: f for c, f in likelihood.items() if c not in summarised},
+                  **{name: "normal_gamma" for name in projection.names}}
+    return encoded, likelihood, projection
+
+
 def _as_frame(X) -> pd.DataFrame:
     if isinstance(X, pd.Series):
         X = X.to_frame()
@@ -283,13 +302,8 @@ def auto_likelihood(X) -> AutoData:
     table = pd.DataFrame(reasons, columns=["column", "family", "reason"])
     encoded = pd.DataFrame(features, index=range(len(frame)))
     real = [c for c, f in likelihood.items() if f == "normal_gamma"]
-    projection = None
-    if len(real) >= WIDE_COLUMNS and len(real) > len(frame) / 4:
-        projection = wide_projection(encoded, real)
-        scores = pd.DataFrame(projection.transform(encoded[real].to_numpy()), columns=projection.names)
-        encoded = pd.concat([encoded.drop(columns=real), scores], axis=1)
-        likelihood = {**{c: f for c, f in likelihood.items() if c not in real},
-                      **{name: "normal_gamma" for name in projection.names}}
+    encoded, likelihood, projection = project_wide(encoded, likelihood)
+    if projection is not None:
         said = (f"one of {len(real)} real-valued columns, more than a wide table's clusters can be told from one "
                 f"by one: summarised with the others by {len(projection.names)} principal component(s) above the "
                 f"noise level (eigenvalue > {projection.edge:.3g}, Marchenko-Pastur)")

@@ -147,6 +147,26 @@ def _as_days(s: pd.Series, name, family: str, notes: list) -> pd.Series:
     return s
 
 
+def _plain_numbers(df: pd.DataFrame, feats: list, family: dict, zero_cols: set) -> dict:
+    """The feature columns that :func:`encode_column` would return as they are (numpy numbers
+    under a family that takes numbers as given: not bernoulli, categorical or binomial, whose
+    values are recoded; not a column whose zeros become gaps), as float arrays with infinite
+    values as NaN, taken from the table in one conversion: a wide table's 20 000 columns would
+    otherwise cost a few pandas calls each. An infinite value is left to the careful path,
+    which says so in a note."""
+    recoded = {"bernoulli", "categorical", "binomial"}
+    cols = [c for c, t in zip(df.columns, df.dtypes)
+            if c in family and family[c] in FAMILIES and family[c] not in recoded and c not in zero_cols
+            and isinstance(t, np.dtype) and t.kind in "fiu"]
+    wanted = set(feats)
+    cols = [c for c in cols if c in wanted]
+    if not cols:
+        return {}
+    M = df[cols].to_numpy(dtype=float)
+    ok = ~np.isinf(M).any(axis=0)
+    return {c: M[:, k].copy() for k, c in enumerate(cols) if ok[k]}
+
+
 def prepare(df: pd.DataFrame, roles=None, families=None, standardize: str = "none", *,
             max_categories: int = MAX_CATEGORIES, zeros_as_missing=None) -> Prepared:
     """Encode the feature columns for MAP-DP and split off labels and identifiers.
@@ -235,6 +255,7 @@ def prepare(df: pd.DataFrame, roles=None, families=None, standardize: str = "non
     if not feats:
         raise DataLoadError("no column has the role 'feature'; choose at least one column to cluster on.")
     X, likelihood, encodings = {}, {}, {}
+    plain = _plain_numbers(df, feats, family, zero_cols)
     for c in feats:
         fam = family.get(c)
         if fam is None or (isinstance(fam, float) and math.isnan(fam)):
@@ -242,6 +263,17 @@ def prepare(df: pd.DataFrame, roles=None, families=None, standardize: str = "non
                                 f"{sorted(FAMILIES)}, or set its role to 'ignored'.")
         if fam not in FAMILIES:
             raise DataLoadError(f"unknown family {fam!r} for column '{c}'; choose one of {sorted(FAMILIES)}.")
+        if c in plain:
+            x = plain[c]
+            if np.isnan(x).all():
+                raise DataLoadError(f"column '{c}' has no values (an empty column: all missing); set its role to "
+                                    "'ignored'.")
+            if fam in GAUSSIAN_FAMILIES and standardize in ("zscore", "robust"):
+                x, st = _standardize(x, standardize)
+                encodings[c] = st
+            X[c] = x
+            likelihood[c] = fam
+            continue
         if df[c].isna().all():
             raise DataLoadError(f"column '{c}' has no values (an empty column: all missing); set its role to "
                                 "'ignored'.")
@@ -263,7 +295,8 @@ def prepare(df: pd.DataFrame, roles=None, families=None, standardize: str = "non
         likelihood[c] = fam
         if enc:
             encodings[c] = enc
-    features = pd.DataFrame(X, index=df.index, columns=feats)
+    features = pd.DataFrame(np.column_stack([X[c] for c in feats]) if feats else None, index=df.index,
+                            columns=feats)
     try:
         parse(features, likelihood)
     except (ValueError, TypeError) as exc:
@@ -288,12 +321,14 @@ def missing_summary(df: pd.DataFrame):
     """
     if not isinstance(df, pd.DataFrame):
         raise DataLoadError(f"expected a DataFrame, got {type(df).__name__}.")
-    miss = df.isna()
-    for c in df.columns:
-        s = df[c]
-        if isinstance(s, pd.Series) and pd.api.types.is_float_dtype(s):
-            miss[c] = miss[c] | np.isinf(s)
-    n = miss.sum(axis=0).astype(int).to_numpy()
+    miss = df.isna().to_numpy()
+    floats = [j for j, t in enumerate(df.dtypes) if isinstance(t, np.dtype) and t.kind == "f"]
+    if floats:  # one pass over all float columns: a wide table has tens of thousands
+        miss[:, floats] |= np.isinf(df.iloc[:, floats].to_numpy(dtype=float))
+    for j, t in enumerate(df.dtypes):  # pandas' nullable floats (Float64) hold infinities too
+        if not isinstance(t, np.dtype) and pd.api.types.is_float_dtype(t):
+            miss[:, j] |= np.isinf(df.iloc[:, j].to_numpy(dtype=float, na_value=np.nan))
+    n = miss.sum(axis=0).astype(int)
     summary = pd.DataFrame({"column": list(df.columns), "n_missing": n,
                             "fraction": n / len(df) if len(df) else np.zeros(len(n))})
     return summary, df[miss.any(axis=1)]
