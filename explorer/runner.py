@@ -29,6 +29,7 @@ from mapdp_core.core.spec import parse
 from mapdp_core.engine.merging import MERGE_CUTOFF
 from mapdp_core.core.state import SweepState
 from mapdp_core.selection.auto import AutoChoice, choose_hyperparameters
+from mapdp_core.selection.auto import sparse_real_columns
 from mapdp_core.selection.auto import structured_likelihood as structured
 from mapdp_core.selection.priors import scaled_prior
 
@@ -150,7 +151,10 @@ def likelihood_for(data: AppData, structure: str | None) -> dict:
     """The likelihood MAP-DP fits to ``data`` with a ``structure`` (:func:`mapdp_settings`): the
     real-valued columns of :func:`search_likelihood` on their own ("independent") or as one
     Normal-Wishart block ("joint"); None: the data's likelihood as it is."""
-    return dict(data.likelihood) if structure is None else structured(search_likelihood(data)[0], structure)
+    if structure is None:
+        return dict(data.likelihood)
+    likelihood = search_likelihood(data)[0]
+    return structured(likelihood, structure, sparse_real_columns(data.X, likelihood))  # as MAPDP() builds its block
 
 
 def auto_settings(data: AppData, random_state=0) -> AutoChoice:

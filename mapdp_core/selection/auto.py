@@ -73,9 +73,11 @@ from mapdp_core.core.encoding import encode_column
 from mapdp_core.core.estimator import run_many
 from mapdp_core.core.labels import relabel_by_first_appearance
 
-__all__ = ["AutoChoice", "AutoData", "AutoLikelihoodWarning", "MAX_COMPONENTS", "MAX_JOINT_COLUMNS", "N0_GRID",
+__all__ = ["AutoChoice", "AutoData", "AutoLikelihoodWarning", "MAX_COMPONENTS", "MAX_JOINT_COLUMNS", "MIN_JOINT_OBSERVED",
+           "N0_GRID",
            "SEARCH_ROWS", "SPREAD_GRID", "WEIGHT_GRID", "WIDE_COLUMNS", "WideProjection", "auto_likelihood",
-           "choose_hyperparameters", "encode_rows", "project_wide", "structured_likelihood", "wide_projection"]
+           "choose_hyperparameters", "encode_rows", "project_wide", "sparse_real_columns", "structured_likelihood",
+           "wide_projection"]
 
 #: N0 values tried (the range of the papers' experiments; PLOS Section 5 uses 3)
 N0_GRID = (0.1, 0.3, 1.0, 3.0)
@@ -386,11 +388,36 @@ class AutoChoice:
                                 keep=(np.flatnonzero(hit), self.search_labels[at[hit]]))
 
 
-def structured_likelihood(likelihood, structure: str):
-    """``likelihood`` with its normal_gamma columns as one Normal-Wishart block ("joint") or as they are."""
+#: A real-valued column observed in fewer than this share of the rows stays out of the correlated
+#: (Normal-Wishart) block and is modelled on its own, where a gap is simply left out. In the block
+#: a partly observed row enters the cluster statistics completed by its conditional mean (PLOS
+#: Appendix F's approximation), so a mostly empty column's within-cluster spread is made of those
+#: completions: it shrinks towards 0, the few observed values look far out, and they start clusters
+#: of their own (a noise column with 95 % gaps took 3 components to 5-10). A block's covariance needs
+#: the column in most rows; one half is that, not a tuned value.
+MIN_JOINT_OBSERVED = 0.5
+
+
+def sparse_real_columns(X, likelihood) -> frozenset:
+    """The ``normal_gamma`` columns of ``likelihood`` observed in fewer than
+    :data:`MIN_JOINT_OBSERVED` of the rows of ``X``: left out of a correlated block."""
+    if not isinstance(likelihood, dict):
+        return frozenset()
+    frame = _as_frame(X)
+    real = [c for c, f in likelihood.items() if f == "normal_gamma" and not isinstance(c, tuple) and c in frame]
+    if not real or len(frame) == 0:
+        return frozenset()
+    observed = frame[real].notna().to_numpy().mean(axis=0)
+    return frozenset(c for c, share in zip(real, observed) if share < MIN_JOINT_OBSERVED)
+
+
+def structured_likelihood(likelihood, structure: str, leave_out=frozenset()):
+    """``likelihood`` with its normal_gamma columns as one Normal-Wishart block ("joint") or as
+    they are; columns in ``leave_out`` (:func:`sparse_real_columns`) stay on their own."""
     if structure != "joint":
         return likelihood
-    real = [c for c, f in likelihood.items() if f == "normal_gamma" and not isinstance(c, tuple)]
+    real = [c for c, f in likelihood.items()
+            if f == "normal_gamma" and not isinstance(c, tuple) and c not in leave_out]
     if len(real) < 2:
         return likelihood
     out = {c: f for c, f in likelihood.items() if c not in real}
@@ -398,11 +425,12 @@ def structured_likelihood(likelihood, structure: str):
     return out
 
 
-def structures(likelihood: dict, allow_joint: bool) -> tuple:
-    """The structures worth comparing for ``likelihood``."""
+def structures(likelihood: dict, allow_joint: bool, leave_out=frozenset()) -> tuple:
+    """The structures worth comparing for ``likelihood`` (a block needs two columns not left out)."""
     if not isinstance(likelihood, dict):
         return ("independent",)
-    n_real = sum(f == "normal_gamma" and not isinstance(c, tuple) for c, f in likelihood.items())
+    n_real = sum(f == "normal_gamma" and not isinstance(c, tuple) and c not in leave_out
+                 for c, f in likelihood.items())
     return ("independent", "joint") if allow_joint and 2 <= n_real <= MAX_JOINT_COLUMNS else ("independent",)
 
 
@@ -445,6 +473,7 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
     from .priors import _prior_argument
 
     X = _as_frame(X)
+    sparse = sparse_real_columns(X, likelihood)  # judged on every row, so every stage has the same block
     search_rows = SEARCH_ROWS if search_rows is None else int(search_rows)
     rng = np.random.default_rng(random_state)
     seed = int(rng.integers(0, 2**31 - 1))
@@ -459,7 +488,7 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
     has_real = any(r.spread_key is not None for r in records)  # what "spread" scales
     has_other = any(r.weight_keys for r in records)  # what "weight" scales
     grid = {
-        "structure": structures(likelihood, allow_joint) if search_prior else ("independent",),
+        "structure": structures(likelihood, allow_joint, sparse) if search_prior else ("independent",),
         "spread": SPREAD_GRID if (search_prior and has_real) else (1.0,),
         "weight": WEIGHT_GRID if (search_prior and has_other) else (1.0,),
         "N0": N0_GRID if search_N0 else (float(N0),),
@@ -484,8 +513,8 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
             return prior
         if cand[:3] not in priors:
             if cand[0] not in whole:  # the empirical-Bayes defaults from every row, once per structure
-                whole[cand[0]] = parse(X, structured_likelihood(likelihood, cand[0]))
-            priors[cand[:3]] = _prior_argument(whole[cand[0]], structured_likelihood(likelihood, cand[0]),
+                whole[cand[0]] = parse(X, structured_likelihood(likelihood, cand[0], sparse))
+            priors[cand[:3]] = _prior_argument(whole[cand[0]], structured_likelihood(likelihood, cand[0], sparse),
                                                cand[1], cand[2])
         return priors[cand[:3]]
 
@@ -515,7 +544,7 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
     def parsed_for(cand):
         """The searched rows under a candidate's prior (one per prior setting)."""
         if cand[:3] not in parsed_of:
-            parsed_of[cand[:3]] = parse(Xs, structured_likelihood(likelihood, cand[0]), prior_for(Xs, cand))
+            parsed_of[cand[:3]] = parse(Xs, structured_likelihood(likelihood, cand[0], sparse), prior_for(Xs, cand))
         return parsed_of[cand[:3]]
 
     def joint(key: bytes, cand) -> float:
@@ -573,7 +602,7 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
     labels, rows_used, parsed_used = pool[found[1]], (rows if len(Xs) < N else None), None
     if len(Xs) < N and len(grid["structure"]) > 1:
         checked = _check_structure(X, likelihood, best, results, rng, workers, prior_for, rows_out,
-                                   lambda cand: (parsed_for(cand), pool[best_key[cand]], rows))
+                                   lambda cand: (parsed_for(cand), pool[best_key[cand]], rows), sparse)
         if checked[0] != best:  # the other structure won on more rows: its fit there is the start
             best, found, labels, rows_used, parsed_used = checked
         # (confirmed: the search's own partition stays the start, so the fit is the one without
@@ -587,7 +616,7 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
                                             "evidence", "K_best", "seconds"])
     table["chosen"] = [(r.structure, r.spread, r.weight, r.N0) == best for r in table.itertuples()]
     structure, spread, weight, n0 = best
-    final_likelihood = structured_likelihood(likelihood, structure)
+    final_likelihood = structured_likelihood(likelihood, structure, sparse)
     final_prior = prior_for(X, best)
     if rows_used is not None and parsed_used is None:
         parsed_used = parsed_for(best)
@@ -596,7 +625,8 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
                       int(sum(r["stage"] == 4 for r in rows_out) and min(N, CHECK_ROWS)))
 
 
-def _check_structure(X, likelihood, best, results, rng, workers, prior_for, rows_out, searched):
+def _check_structure(X, likelihood, best, results, rng, workers, prior_for, rows_out, searched,
+                     sparse=frozenset()):
     """Stage 4, for a table searched on a subsample with both structures offered: the chosen
     candidate and the other structure's best meet again on :data:`CHECK_ROWS` random rows (or
     every row), each from its own best partition of the searched rows extended to those rows
@@ -620,7 +650,7 @@ def _check_structure(X, likelihood, best, results, rng, workers, prior_for, rows
     def fit(cand):
         t0 = time.perf_counter()
         parsed, labels, searched_rows = searched(cand)
-        checked = parse(Xc, structured_likelihood(likelihood, cand[0]), prior_for(Xc, cand))
+        checked = parse(Xc, structured_likelihood(likelihood, cand[0], sparse), prior_for(Xc, cand))
         start = extend_partition(parsed, labels, checked.X, cand[3])
         # what MAPDP(N0, likelihood, prior, n_init=1, shuffle=False, max_iter=CHECK_SWEEPS,
         # init=start).fit(Xc) ends with: one run in input order from the extended partition

@@ -346,3 +346,32 @@ def test_thirty_correlated_measurements_are_offered_one_block():
     m = _fit(X)  # measured with the old limit of 20: independent columns, K = 10, NMI 0.31
     assert m.hyperparameters_["structure"] == "joint"
     assert m.n_clusters_ == 2 and clustering_scores(z, m.labels_)["nmi"] > 0.95
+
+
+def test_a_mostly_empty_column_stays_out_of_the_correlated_block(monkeypatch):
+    """A noise column with 95 % gaps beside three correlated columns: in the block its few values
+    looked far out against within-cluster spreads made of completions, and took 3 components to
+    10; left on its own (MIN_JOINT_OBSERVED) it costs nothing and K stays 3."""
+    import mapdp_core.selection.auto as auto
+
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1, 2], [150, 100, 50])
+    C = np.array([[1, .8, .5], [.8, 1, .6], [.5, .6, 1]])
+    X = rng.multivariate_normal(np.zeros(3), C, 300) + 3 * np.array([[0, 0, 0], [1, -1, 0], [0, 1, 1]])[y]
+    df = pd.DataFrame(X, columns=["a", "b", "c"])
+    noise = rng.normal(size=300)
+    noise[rng.random(300) < 0.95] = np.nan
+    df["n"] = noise
+    assert auto.sparse_real_columns(df, {c: "normal_gamma" for c in df.columns}) == {"n"}
+
+    def fit():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return MAPDP(random_state=0).fit(df)
+
+    model = fit()
+    assert model.n_components_ == 3 and model.n_clusters_ == 3
+    assert clustering_scores(y, model.labels_)["nmi"] > 0.95
+    assert model.likelihood_.set_index("column").loc["n", "family"] == "normal_gamma"
+    monkeypatch.setattr(auto, "MIN_JOINT_OBSERVED", 0.0)  # the column in the block again
+    assert fit().n_components_ > 3
