@@ -16,8 +16,8 @@ from mapdp_core.models.registry import ALGORITHMS
 from explorer.runner import estimator, lambda_for_k, run
 from explorer.sources import AppData, numeric_matrix
 
-__all__ = ["COMPARED", "compare", "compare_estimate", "scale_estimate", "compare_options", "compare_summary",
-           "runs_once"]
+__all__ = ["COMPARED", "compare", "compare_estimate", "scale_estimate", "run_estimate", "expected_seconds",
+           "compare_options", "compare_summary", "runs_once"]
 
 #: The algorithms :func:`compare` knows, in display order (the registry's).
 COMPARED = tuple(ALGORITHMS)
@@ -229,6 +229,35 @@ def scale_estimate(estimate: pd.DataFrame, restarts: int) -> pd.DataFrame:
     per_restart = out["setup_seconds"] + out["step_seconds"] * np.maximum(out["max_steps"] - 1, 0)
     out["max_seconds"] = out["restarts"] * per_restart
     return out
+
+
+def run_estimate(data: AppData, name: str, params: dict, *, seed: int = 0, choice=None, probe_steps: int = 4,
+                 probe_seconds: float = 1.0) -> pd.DataFrame:
+    """:func:`compare_estimate` of one algorithm with the app's settings for it, for one restart
+    (scale it with :func:`scale_estimate`): ``params`` as :func:`explorer.runner.run` takes them (its
+    ``ui`` settings and, for an algorithm that reads the mixed table, N0, spread, weight, structure,
+    start and merge; ``restarts``, ``seed`` and ``time_budget`` are ignored). DP-means without a
+    ``lam`` (matching MAP-DP's K before MAP-DP has run) is timed at its ``ui`` default."""
+    cls = ALGORITHMS[name]
+    params = {k: v for k, v in dict(params).items() if k not in ("restarts", "seed", "time_budget")}
+    mixed = {k: params[k] for k in _MIXED_SETTINGS if k in params} if cls.input == "mixed" else {}
+    lam = params.get("lam")
+    if name == "DP-means" and lam is None:
+        lam = cls.ui["lam"].default if "lam" in cls.ui and cls.ui["lam"].default is not None else 1.0
+    size = params.get("n_clusters", params.get("n_components", 3)) if name in ("K-means", "E-M") else 3
+    options = {f"{name}:{p}": v for p, v in params.items() if p in cls.ui}
+    return compare_estimate(data, [name], restarts=1, seed=seed, choice=choice, K=int(size), lam=lam,
+                            gibbs_sweeps=int(params.get("n_sweeps", 100)),
+                            vdp_components=int(params.get("n_components", 20)), options=options,
+                            probe_steps=probe_steps, probe_seconds=probe_seconds, **mixed)
+
+
+def expected_seconds(estimate: pd.DataFrame, restarts: int, time_budget: float | None = None) -> pd.Series:
+    """Per algorithm (indexed by name), the most seconds a run of ``restarts`` restarts may take by
+    :func:`compare_estimate`'s timing (:func:`scale_estimate`), at most ``time_budget`` (each
+    algorithm's time limit, all its restarts together; None: no limit)."""
+    scaled = scale_estimate(estimate, restarts).set_index("algorithm")["max_seconds"].astype(float)
+    return scaled if time_budget is None else scaled.clip(upper=float(time_budget))
 
 
 def compare_summary(table: pd.DataFrame) -> pd.DataFrame:

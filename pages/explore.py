@@ -1,4 +1,6 @@
 """Explore: move N0 and the prior, watch MAP-DP beside K-means, DP-means or any registered algorithm, step by step."""
+import time
+
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -26,6 +28,11 @@ SPREAD_OPTIONS = sorted(set(SPREAD_OPTIONS) | {float(common.setting("spread", 1.
 WEIGHT_OPTIONS = sorted(set(WEIGHT_OPTIONS) | {float(common.setting("weight", 1.0))})
 ALGORITHMS = list(registry.ALGORITHMS)  # the registry: every algorithm the library knows
 SHOWN_FIRST = ["MAP-DP", "K-means", "DP-means"]  # the teaching default: MAP-DP beside the two K-means relatives
+#: Seconds: a run estimated longer is announced before it starts (with each algorithm's share) ...
+SAY_ESTIMATE_ABOVE = 10.0
+#: ... and a wait estimated longer shows each algorithm's panel as soon as it is done, with a
+#: placeholder panel (and its progress) for each one still running (issue 27)
+DRAW_AS_READY_ABOVE = 2.0
 _nearest = controls.nearest
 
 
@@ -218,7 +225,8 @@ with right:
     what_runs = (d.key, tuple(algorithms), repr(sorted((name, sorted(p.items())) for name, p in chosen_params.items())), repr(shared),
                  match_k)
     # The places on the page, made before anything runs, in the order they are shown: while a new run
-    # computes (its progress bars in `working`), the last chart stays where it is, in `chart_area`.
+    # computes (its progress in `working`), the last chart stays where it is, in `chart_area`, until
+    # the first new panel is ready.
     stop_slot = st.empty()
     working = st.container()
     chart_area = st.container()
@@ -242,35 +250,102 @@ with right:
             matched[name] = (target, float(lam), bool(reached))
         return params
 
-    def pending() -> bool:
-        """Whether something must run (then, and only then, Stop is shown)."""
-        for name in algorithms:
-            params = params_for(name, compute=False)
-            if params is None or not common.has_cached(name, params):
-                return True
-        return False
+    def must_run(name: str) -> bool:
+        params = params_for(name, compute=False)
+        return params is None or not common.has_cached(name, params)
+
+    waiting = [name for name in algorithms if must_run(name)]  # the others are in the session already
 
     # Stop only while something runs (issue 27: it sat above every chart); a run it stopped stays
     # stopped for the same settings
-    if common.stop_button("explore", what_runs, container=stop_slot, running=pending(),
+    if common.stop_button("explore", what_runs, container=stop_slot, running=bool(waiting),
                           help="Stops the run in progress; it stays stopped until you change a setting or press "
                                "Run again."):
         stop_slot.empty()  # nothing runs while stopped
         st.stop()
-    runs = []
+    coords, axis_names = common.cached("view", {"features": tuple(chosen) if chosen else None},
+                                       lambda: sources.projection(d, chosen))
+    sample = sources.display_sample(d.n_rows, seed=int(seed))
+    shown_coords = coords[sample]
+
+    # How long the runs may take, from their first steps timed on these data (as Compare does), said
+    # before a long run starts (issue 27: nine algorithms on 200 000 rows showed progress bars for 244 s)
+    expected = {}
+    if waiting:
+        try:
+            with working, st.spinner("Timing the first steps of each algorithm on these data..."):
+                # DP-means matching MAP-DP's K is timed at its default λ until MAP-DP has run
+                expected = {name: common.run_estimate(name, {**chosen_params[name], **shared}) for name in waiting}
+        except ValueError:
+            expected = {}  # the run itself says what is wrong, below
+    total = sum(expected.values())
+    long_wait = total > DRAW_AS_READY_ABOVE
+    estimate_slot = working.empty()
+    if total > SAY_ESTIMATE_ABOVE:
+        slow = sorted(expected.items(), key=lambda item: -item[1])
+        estimate_slot.info(
+            f"This run may take up to about {total:.0f} s: "
+            + ", ".join(f"{name} up to {seconds:.0f} s" + (" (its time limit)" if seconds >= budget else "")
+                        for name, seconds in slow if seconds >= 1)
+            + ". Timed from each algorithm's first steps on these data; algorithms that converge stop sooner. "
+              "Each panel is drawn as soon as its algorithm finishes. Fewer restarts or a shorter time limit "
+              "(under “Restarts, seed, view”) shortens the wait.")
+
+    # The algorithms already in the session first, then the quickest first; DP-means matching
+    # MAP-DP's K after MAP-DP
+    order = [n for n in algorithms if n not in waiting] + sorted(waiting, key=lambda n: expected.get(n, 0.0))
+    if match_k and "DP-means" in waiting and "MAP-DP" in waiting and order.index("DP-means") < order.index("MAP-DP"):
+        order.remove("MAP-DP")
+        order.insert(order.index("DP-means"), "MAP-DP")
+    # on a long wait each algorithm still to run has a placeholder panel with its progress (issue 27)
+    places_area = working.empty()
+    places = {}
+    if long_wait:
+        with places_area.container():
+            columns = st.columns(min(len(waiting), 3))
+            for i, name in enumerate(n for n in order if n in waiting):
+                places[name] = columns[i % 3].empty()
+                places[name].container(border=True).markdown(
+                    f"**{name}**  \nwaiting its turn: up to about {expected.get(name, 0.0):.0f} s")
+    done = {}
+    drawn_early = {}  # "slot": the chart's place, made when the first panels are drawn before every run is done
+
+    def draw_so_far() -> None:
+        """The finished algorithms' panels at their last step, while the others run."""
+        finished = [done[n] for n in algorithms if n in done]
+        so_far = animation.animation_frames(finished, coords, sample, d.truth)
+        fig = figures.animation_figure(so_far, shown_coords, axis_names, start=so_far.n_frames - 1,
+                                       show_ellipses=ellipses, controls=False,
+                                       settings={r.algorithm: controls.caption(registry.algorithm(r.algorithm),
+                                                                               chosen_params[r.algorithm])
+                                                 for r in finished})
+        if "slot" not in drawn_early:
+            drawn_early["slot"] = chart_area.empty()  # replaces the last chart
+        drawn_early["slot"].plotly_chart(fig, width="stretch", key=f"animation_so_far_{len(finished)}",
+                                         config=common.chart_config("mapdp_explore"))
+
     notes = []  # said under the chart, so that the chart starts near the top of the page
+    started = time.perf_counter()
     try:
-        with working, common.busy("explore"):
-            for name in algorithms:
-                params = params_for(name)
+        with common.busy("explore"):
+            for name in order:
+                if done and name in waiting and (long_wait or time.perf_counter() - started > 1.0):
+                    draw_so_far()  # the chart grows as results arrive
+                place = places.get(name)
+                with place.container(border=True) if place is not None else working:
+                    if place is not None:
+                        st.markdown(f"**{name}**  \nrunning: up to about {expected.get(name, 0.0):.0f} s")
+                    params = params_for(name)
+                    if name == "DP-means" and match_k:
+                        target, lam, reached = matched[name]
+                        note = "" if reached else f" (K = {target} could not be reached exactly; closest kept)"
+                        notes.append(f"DP-means λ = {lam:.3g}, chosen to give MAP-DP's K = {target}{note}.")
+                        chosen_params[name] = {**chosen_params[name], "lam": lam}
+                    done[name] = common.run(name, params)
+                if place is not None:
+                    place.empty()
                 if name == "DP-means" and match_k:
-                    target, lam, reached = matched[name]
-                    note = "" if reached else f" (K = {target} could not be reached exactly; closest kept)"
-                    notes.append(f"DP-means λ = {lam:.3g}, chosen to give MAP-DP's K = {target}{note}.")
-                    chosen_params[name] = {**chosen_params[name], "lam": lam}
-                runs.append(common.run(name, params))
-                if name == "DP-means" and match_k:
-                    got = runs[-1].shown.n_clusters
+                    got = done[name].shown.n_clusters
                     if got != target:
                         notes[-1] = (notes[-1][:-1] + f"; with these restarts DP-means ends at K = {got}, since the "
                                      f"λ search found K = {target} on its own run.")
@@ -285,14 +360,16 @@ with right:
         st.stop()
     finally:
         stop_slot.empty()
+        places_area.empty()
+    if total > SAY_ESTIMATE_ABOVE:  # what was said before the run, beside what it took
+        estimate_slot.caption(f"Estimated before the run at up to about {total:.0f} s; it took "
+                              f"{time.perf_counter() - started:.0f} s.")
+    runs = [done[name] for name in algorithms]
     for r in runs:
         if r.stopped:
             working.warning(f"{r.algorithm} was stopped by the time limit after "
                             f"{runner.count_steps(r.estimator.step, len(r.states))}; it shows what it reached "
                             "(its last frame says “stopped”).")
-    coords, axis_names = common.cached("view", {"features": tuple(chosen) if chosen else None},
-                                       lambda: sources.projection(d, chosen))
-    sample = sources.display_sample(d.n_rows, seed=int(seed))
     frames = animation.animation_frames(runs, coords, sample, d.truth)
     if len(sample) < d.n_rows:
         notes.append(f"Showing {len(sample):,} of {d.n_rows:,} rows, drawn at random so the page stays quick; "
@@ -311,7 +388,6 @@ with right:
                     "mean. MAP-DP leaves gaps out of the likelihood (PLOS Appendix F).")
 
     settings = {name: controls.caption(registry.algorithm(name), chosen_params[name]) for name in algorithms}
-    shown_coords = coords[sample]
 
     def draw(frame: int) -> None:
         fig = figures.animation_figure(frames, shown_coords, axis_names, start=frame, show_ellipses=ellipses,
@@ -319,7 +395,7 @@ with right:
         st.plotly_chart(fig, width="stretch", key="animation", config=common.chart_config("mapdp_explore"))
 
     results = (d.key, tuple((r.algorithm, repr(sorted(r.params.items()))) for r in runs))
-    with chart_area:
+    with drawn_early["slot"].container() if drawn_early else chart_area:
         # one position for First, Back, Play, Step, Last and the slider (issue 27): ui.player
         player.player(frames.n_frames, results, draw, lambda f: animation.frame_label(frames, f))
     for note in notes:

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 import streamlit as st
 
 import mapdp_core
-from explorer import animation, figures, runner, sharing, sources
+from explorer import animation, comparison, figures, runner, sharing, sources
 from mapdp_core import k_sentence
 from mapdp_core.models import registry
 
@@ -25,9 +25,9 @@ DEFAULT_SCENARIO = "5.2"
 _RUNS_KEPT = 24
 
 
-@st.cache_resource(show_spinner="Preparing the clustering engine, once per server: loading the compiled "
-                   "kernels takes a second or two; where they were never compiled (`make` compiles them "
-                   "at install), compiling takes about 30-60 s...")
+@st.cache_resource(show_spinner="Loading the compiled clustering kernels from numba's cache, once per server: "
+                   "about 1 s on a 2-core machine (measured: 0.7-1.0 s); where they were never compiled "
+                   "(`make` compiles them at install), compiling them takes about 30-60 s...")
 def warm_up() -> float:
     """Load or compile the numba kernels once per server process."""
     return mapdp_core.warm_up()
@@ -360,6 +360,33 @@ def run(kind: str, params: dict, progress_text: str | None = None):
             bar.empty()
 
     return cached(kind, params, compute)
+
+
+_ESTIMATES_KEPT = 64
+
+
+def run_estimate(kind: str, params: dict) -> float:
+    """The most seconds a run of ``kind`` with the app's ``params`` (as :func:`run` takes them) may
+    take: its first steps timed on the session's data (:func:`explorer.comparison.run_estimate`, as
+    Compare does), scaled to the restarts asked and at most the time limit. The timing is kept in
+    the session per setting (restarts and time limit aside), apart from the runs, so that it never
+    pushes a run out of the session's cache."""
+    d = data()
+    settings = dict(params)
+    restarts = int(settings.pop("restarts", 1))
+    budget = settings.pop("time_budget", None)
+    key = (d.key, kind, tuple(sorted(settings.items())))
+    kept: OrderedDict = st.session_state.setdefault("estimates", OrderedDict())
+    if key in kept:
+        kept.move_to_end(key)
+    else:
+        choice = auto_choice() if settings.get("start") == "search" else None
+        kept[key] = comparison.run_estimate(d, kind, settings, seed=int(settings.get("seed", 0)), choice=choice,
+                                            probe_seconds=0.5)
+        while len(kept) > _ESTIMATES_KEPT:
+            kept.popitem(last=False)
+    seconds = comparison.expected_seconds(kept[key], restarts, None if budget is None else float(budget))
+    return float(seconds.iloc[0])
 
 
 def auto_choice():

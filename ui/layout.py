@@ -38,6 +38,10 @@ _STYLE = f"""
 _STYLE += "<style>" + "".join(
     f".st-key-{key} {{ overflow-x: auto; }} .st-key-{key} > div {{ min-width: {panels * PANEL_MIN_WIDTH}px; }}"
     for key, panels in WIDE_CHARTS.items()) + "</style>"
+# Explore's chart drawn while slower algorithms still run (keys animation_so_far_<n>) scrolls the same way
+_STYLE += ("<style>[class*=\"st-key-animation_so_far\"] { overflow-x: auto; } "
+           f"[class*=\"st-key-animation_so_far\"] > div {{ min-width: {WIDE_CHARTS['animation'] * PANEL_MIN_WIDTH}px; }}"
+           "</style>")
 
 
 def apply() -> None:
