@@ -1,8 +1,14 @@
-"""The tables the pages show, in the terms a reader uses: rows with their clusters, the
+"""The tables the pages show, in the terms a reader uses: rows with their clusters (the
+uploaded cells as they were written, :func:`keep_uploaded_cells`), the
 clusters' feature heatmap, p-values and feature tests as text, decoded features, row ids, the
 imputed rows, the CRP prior's expected number of clusters, and K-means on the PLOS scenarios.
 """
 from __future__ import annotations
+
+import csv
+import io
+import re
+import weakref
 
 import numpy as np
 import pandas as pd
@@ -11,21 +17,125 @@ from mapdp_core.core.validation import check_int
 
 from explorer.sources import AppData
 
-__all__ = ["assignments", "cluster_heatmap", "profile_inputs", "top_features", "P_FLOOR", "format_p", "tests_for_display", "decoded_features", "row_ids",
+__all__ = ["keep_uploaded_cells", "uploaded_cells", "assignments", "search_facts", "grid_versus_search",
+           "spread_of_default", "cv_in_chosen_spread", "cluster_heatmap", "profile_inputs", "top_features", "P_FLOOR", "format_p", "tests_for_display", "decoded_features", "row_ids",
            "imputed_rows", "expected_clusters_curve", "PLOS_KMEANS_NMI", "scenarios_by_kmeans"]
 
 
+#: The uploaded text of the typed columns of each uploaded table, as long as that table lives
+#: (keyed by the table object's id; dropped with it): memory only, never written anywhere.
+_UPLOADED: dict = {}
+#: Above this many cells the text is not kept (a wide table's cells, as Python strings, would
+#: take gigabytes); the downloads then write the values as read.
+MAX_KEPT_CELLS = 5_000_000
+_SEP_LINE = re.compile(r"\s*sep=(.)\s*", flags=re.IGNORECASE)
+
+
+def _text_rows(raw: bytes, how) -> list[list[str]] | None:
+    """The file's rows of stripped cells, as the reader split them (``how``: its LoadReport):
+    the ``sep=`` line obeyed, empty rows left out, rows padded to the common width and columns
+    empty everywhere dropped. None where the file is not delimited text."""
+    if getattr(how, "format", None) != "csv" or not isinstance(raw, (bytes, bytearray)):
+        return None
+    try:
+        text = bytes(raw).decode(how.encoding or "utf-8").removeprefix("\ufeff")
+    except (LookupError, UnicodeDecodeError):
+        return None
+    lines = re.split(r"\r\n|\r|\n", text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    if lines and _SEP_LINE.fullmatch(lines[0]):
+        lines = lines[1:]
+    try:
+        rows = [[c.strip() for c in r] for r in csv.reader(io.StringIO("\n".join(lines)),
+                                                           delimiter=how.delimiter or "\x1f")]
+    except csv.Error:
+        return None
+    rows = [r for r in rows if any(r)]
+    if len(rows) < 2:
+        return None
+    widths = [len(r) for r in rows]
+    width = max(set(widths[1:]), key=widths[1:].count)
+    if len(rows[0]) == width - 1:  # R's write.csv: no name for the row-name column
+        rows[0] = [""] + rows[0]
+    rows = [(r + [""] * (width - len(r)))[:width] for r in rows]
+    keep = [j for j in range(width) if any(r[j] for r in rows)]
+    return [[r[j] for j in keep] for r in rows]
+
+
+def keep_uploaded_cells(table: pd.DataFrame, raw: bytes, how) -> bool:
+    """Remember the cells of ``table``'s typed columns (numbers, dates) as the file ``raw`` wrote
+    them ("1,452", "79%", "60", "2020-01-03"), so that :func:`assignments` gives the rows back as
+    uploaded rather than as read (1452.0, 79, 60.0). ``how`` is :func:`read_table`'s report.
+
+    Kept only where the file's rows line up with the table's one for one (same rows, same
+    columns, same names); True when kept. Text columns are the table's own cells already."""
+    typed = [j for j, t in enumerate(table.dtypes) if pd.api.types.is_numeric_dtype(t)
+             or pd.api.types.is_datetime64_any_dtype(t) or pd.api.types.is_timedelta64_dtype(t)]
+    if not typed or table.size > MAX_KEPT_CELLS:
+        return False
+    rows = _text_rows(raw, how)
+    if rows is None or len(rows[0]) != table.shape[1]:
+        return False
+    body = rows[1:] if how.header else rows
+    if len(body) != len(table):
+        return False
+    if how.header:
+        names = [c if c else f"col_{j + 1}" for j, c in enumerate(rows[0])]
+        if names != [str(c) for c in table.columns]:
+            return False
+    cells = {}
+    for j in typed:
+        column = np.array([r[j] if r[j] else None for r in body], dtype=object)
+        # a cell read as missing must be blank, or a missing-value word, never a number
+        if np.any((column == None) & table.iloc[:, j].notna().to_numpy()):  # noqa: E711
+            return False
+        cells[table.columns[j]] = column
+    key = id(table)
+    _UPLOADED[key] = cells
+    weakref.finalize(table, _UPLOADED.pop, key, None)
+    return True
+
+
+def uploaded_cells(table: pd.DataFrame) -> dict:
+    """``{column: the cells as uploaded}`` kept by :func:`keep_uploaded_cells` for ``table``
+    (empty when none were kept: a built-in or simulated table, an Excel file)."""
+    return _UPLOADED.get(id(table), {})
+
+
+def _free_name(name: str, taken) -> str:
+    while name in taken:
+        name += "_"
+    return name
+
+
 def assignments(data: AppData, labels, column: str = "cluster") -> pd.DataFrame:
-    """The table as loaded, every row in input order and every missing value kept, with the
-    cluster of each row added as ``column`` (renamed with a suffix if the table has one)."""
+    """The table as uploaded, every row in input order and every missing value kept, with the
+    cluster of each row added as ``column`` (renamed with a suffix if the table has one).
+
+    Cells of an uploaded file keep the text they had ("1,452", "79%", "60": see
+    :func:`keep_uploaded_cells`); a column that the reader converted by a rule (thousands
+    separators, percentages, units, dates: ``table.attrs["column_notes"]``) is followed by
+    ``"<column> (as read)"``, the values that were clustered."""
     labels = np.asarray(labels)
     if labels.shape != (len(data.table),):
         raise ValueError(f"{labels.size} labels for {len(data.table)} rows; pass one label per row.")
-    out = data.table.copy()
-    name = column
-    while name in out.columns:
-        name += "_"
-    out[name] = labels
+    cells = uploaded_cells(data.table)
+    if not cells:  # built-in, simulated or Excel data: the values are the cells
+        out = data.table.copy()
+        out[_free_name(column, set(out.columns))] = labels
+        return out
+    notes = data.table.attrs.get("column_notes", {})
+    parts = {}
+    for c in data.table.columns:
+        if c not in cells:
+            parts[c] = data.table[c]
+            continue
+        parts[c] = pd.Series(cells[c], index=data.table.index, dtype=object)
+        if c in notes:
+            parts[_free_name(f"{c} (as read)", set(data.table.columns) | set(parts))] = data.table[c]
+    out = pd.DataFrame(parts, index=data.table.index)
+    out[_free_name(column, set(out.columns))] = labels
     return out
 
 
@@ -230,3 +340,57 @@ def scenarios_by_kmeans(threshold: float = 0.9) -> dict:
     ``{"fails": [...], "succeeds": [...]}``, failing below NMI ``threshold``."""
     return {"fails": [s for s, v in PLOS_KMEANS_NMI.items() if v < threshold],
             "succeeds": [s for s, v in PLOS_KMEANS_NMI.items() if v >= threshold]}
+
+
+# ----------------------------------------------------------------------------- Tune's sections side by side
+
+def search_facts(choice, n_rows: int) -> dict:
+    """What the automatic choice (:func:`explorer.runner.auto_settings`) searched, for the page:
+    ``n0`` (the N0 values it tried, sorted), ``n0_text`` ("0.1, 0.3, 1 and 3"), ``n0_max``,
+    ``rows`` and ``rows_text`` ("500 of the 4,000 rows" or "every row (300)")."""
+    tried = sorted({float(v) for v in choice.table["N0"]}) if "N0" in choice.table else [float(choice.N0)]
+    shown = [f"{v:g}" for v in tried]
+    text = shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+    rows = int(choice.rows_searched) if choice.rows_searched else int(n_rows)
+    rows_text = (f"a random {rows:,} of the {n_rows:,} rows" if rows < n_rows else f"every row ({n_rows:,})")
+    return {"n0": tried, "n0_text": text, "n0_max": max(tried), "n0_min": min(tried), "rows": rows,
+            "rows_text": rows_text}
+
+
+def grid_versus_search(best_N0: float, best_K: int, choice, facts: dict) -> str:
+    """Why Tune's N0 grid (section 1) and the automatic choice can disagree, in a sentence (empty
+    when they agree): the grid may reach beyond the search's N0 values, fits every row from one
+    cluster with random restarts, while the search fits a subsample from two starts."""
+    if abs(float(best_N0) - float(choice.N0)) <= 1e-9 * max(1.0, abs(float(choice.N0))):
+        return ""
+    if best_N0 > facts["n0_max"] * (1 + 1e-9):
+        where = (f"N0 = {best_N0:g} lies above the largest N0 the automatic choice tries ({facts['n0_max']:g}): "
+                 "the joint often keeps falling as N0 grows, towards more and smaller clusters "
+                 f"(K = {best_K} here), so the search stays in the papers' range and chose N0 = {choice.N0:g}.")
+    elif best_N0 < facts["n0_min"] * (1 - 1e-9):
+        where = (f"N0 = {best_N0:g} lies below the smallest N0 the automatic choice tries ({facts['n0_min']:g}), "
+                 f"which chose N0 = {choice.N0:g}.")
+    else:
+        where = (f"The automatic choice picked N0 = {choice.N0:g} within the same range: it judged each N0 on "
+                 f"{facts['rows_text']}, from other starts (one cluster and an over-segmented K-means start) and "
+                 "by the best partition any candidate found, so its curve and this one can rank N0 differently.")
+    return where + " Apply either value below or on Explore; the K evidence above says how sure K is."
+
+
+def spread_of_default(knobs, choice) -> list:
+    """Prior spreads given × the automatic choice (the app's one scale) as multiples of the
+    empirical-Bayes default, what :func:`mapdp_core.cross_validate` and ``scaled_prior`` take."""
+    return [float(f"{float(k) * float(choice.spread):.6g}") for k in knobs]
+
+
+def cv_in_chosen_spread(cv, choice):
+    """:func:`mapdp_core.cross_validate`'s result run on :func:`spread_of_default` values, with its
+    ``scale`` column and ``best_scale`` back in the app's scale (× chosen)."""
+    chosen = float(choice.spread)
+
+    def back(v):
+        return float(f"{float(v) / chosen:.6g}")
+
+    summary = cv.summary.assign(scale=[back(v) for v in cv.summary["scale"]])
+    folds = cv.folds.assign(scale=[back(v) for v in cv.folds["scale"]])
+    return cv._replace(summary=summary, folds=folds, best_scale=back(cv.best_scale))

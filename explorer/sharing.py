@@ -1,6 +1,15 @@
 """Settings to save or share: the app's settings checked against their kinds and bounds
 (:func:`check_settings`), written to and read from a small JSON file or the URL's query
 parameters (settings only, never data).
+
+The prior's knobs (``spread``, ``weight``) are kept in the session as multiples of the automatic
+choice for the data in use ("× chosen", the app's one scale), and that choice differs between
+data sets: "spread 2" saved on one table (chosen 0.5, so 1 × the empirical-Bayes default ran)
+meant 4 × the default on a table whose chosen spread is 2. So a file or link says what its knobs
+are relative to (:data:`RELATIVE_TO`, the setting ``prior_relative_to``): written with the data's
+``chosen`` knobs they are multiples of the empirical-Bayes default (``"default"``), which mean the
+same prior on any data and are turned back into × chosen when read with the reader's ``chosen``;
+written without, they are × chosen (``"chosen"``), and say so.
 """
 from __future__ import annotations
 
@@ -13,7 +22,7 @@ from mapdp_core.models.registry import ALGORITHMS
 
 from explorer.runner import STARTS
 
-__all__ = ["APP_SETTINGS", "MAX_SETTINGS_BYTES", "check_settings", "settings_to_json", "settings_from_json",
+__all__ = ["APP_SETTINGS", "MAX_SETTINGS_BYTES", "PRIOR_KNOBS", "RELATIVE_TO", "check_settings", "settings_to_json", "settings_from_json",
            "settings_to_query", "settings_from_query"]
 
 #: The app's own settings beside the algorithms' ("<algorithm>:<parameter>"): kind and bounds.
@@ -22,6 +31,13 @@ APP_SETTINGS = {"N0": ("float", 1e-6, 1e6), "spread": ("float", 1e-6, 1e6), "wei
                 "restarts": ("int", 1, 20), "seed": ("int", 0, 10**6), "time_budget": ("float", 1.0, 600.0),
                 "start": ("choice", STARTS, None), "merge": ("bool", None, None)}
 _SETTINGS_VERSION = 1
+#: The settings that are multiples of the prior (see the module's docstring).
+PRIOR_KNOBS = ("spread", "weight")
+#: The setting that says what :data:`PRIOR_KNOBS` multiply, and its values: the automatic choice
+#: for the data the settings are used on, or the empirical-Bayes default (the same on any data).
+RELATIVE_TO = "prior_relative_to"
+_RELATIVE = {"chosen": "the automatic choice for the data they are used on (× chosen, as Explore's sliders)",
+             "default": "the empirical-Bayes default prior (the same on any data)"}
 #: The largest settings file read: the app writes a few hundred bytes.
 MAX_SETTINGS_BYTES = 1_000_000
 _AGAIN = "download the settings from the Explore page and load that file"
@@ -142,15 +158,43 @@ def _setting_value(key: str, value, rule):
     return number
 
 
-def check_settings(raw: dict) -> tuple[dict, list]:
+def _chosen_knobs(chosen) -> dict | None:
+    """``{"spread": s, "weight": w}`` of an automatic choice (an object with those attributes, or
+    a dict), or None."""
+    if chosen is None:
+        return None
+    get = chosen.get if isinstance(chosen, dict) else (lambda k, d=None: getattr(chosen, k, d))
+    out = {k: float(get(k, 1.0)) for k in PRIOR_KNOBS}
+    if not all(math.isfinite(v) and v > 0 for v in out.values()):
+        raise ValueError(f"the chosen prior knobs must be positive numbers, got {out}.")
+    return out
+
+
+def _round(x: float) -> float:
+    return float(f"{x:.6g}")
+
+
+def check_settings(raw: dict, chosen=None) -> tuple[dict, list]:
     """Validate settings read from a file or a link: ``(settings, ignored keys)``.
 
     Known settings (:data:`APP_SETTINGS` and each registered algorithm's ``"<name>:<parameter>"``)
     are converted to their types and checked against their bounds; a bad value raises
     ValueError naming the setting and what it must be. Unknown keys are returned, not used.
+
+    The prior's knobs come back × chosen, the session's scale: given as multiples of the
+    empirical-Bayes default (``prior_relative_to`` = ``"default"``), they are divided by
+    ``chosen``'s (the automatic choice for the reader's data: an object with ``spread`` and
+    ``weight``, or such a dict); without ``chosen`` they cannot be, and are returned among the
+    ignored keys, said as such. Without ``prior_relative_to`` (files saved before it) they are × chosen.
     """
     if not isinstance(raw, dict):
         raise ValueError(f"the settings must be an object of names and values, got {_kind_of(raw)}; {_AGAIN}.")
+    raw = dict(raw)
+    relative = raw.pop(RELATIVE_TO, "chosen")
+    if not isinstance(relative, str) or relative.strip().lower() not in _RELATIVE:
+        raise ValueError(f"'{RELATIVE_TO}' must be one of {list(_RELATIVE)}, got {_shown(relative)}.")
+    relative = relative.strip().lower()
+    knobs = _chosen_knobs(chosen)
     settings, ignored = {}, []
     for key, value in raw.items():
         key = key if isinstance(key, str) else _shown(key)
@@ -162,14 +206,43 @@ def check_settings(raw: dict) -> tuple[dict, list]:
             settings[key] = _setting_value(key, value, rule)
         except (TypeError, OverflowError, RecursionError):  # an odd value no check above foresaw
             raise ValueError(f"'{key}' holds a value that is not a setting ({_kind_of(value)}); {_AGAIN}.") from None
+    if relative == "default":
+        for key in [k for k in PRIOR_KNOBS if k in settings]:
+            if knobs is None:  # no automatic choice to divide by: not used rather than used on the wrong scale
+                settings.pop(key)
+                ignored.append(f"{key} (× the empirical-Bayes default)")
+            else:
+                settings[key] = _round(settings[key] / knobs[key])
     return settings, ignored
 
 
-def settings_to_json(settings: dict) -> str:
-    """The session's settings as a small JSON document (settings only, never data)."""
+def _written(settings: dict, chosen) -> dict:
+    """The known settings to write, with the prior's knobs on the scale said by ``prior_relative_to``
+    (multiples of the empirical-Bayes default when ``chosen`` is given; see the module docstring)."""
     known = {k: v for k, v in settings.items() if _setting_rule(k) is not None}
     clean = {k: (v.item() if hasattr(v, "item") else list(v) if isinstance(v, tuple) else v) for k, v in known.items()}
-    return json.dumps({"mapdp_explorer_settings": _SETTINGS_VERSION, "settings": clean}, indent=2, sort_keys=True)
+    if any(k in clean for k in PRIOR_KNOBS):
+        knobs = _chosen_knobs(chosen)
+        if knobs is not None:
+            for k in PRIOR_KNOBS:
+                if k in clean:
+                    clean[k] = _round(float(clean[k]) * knobs[k])
+        clean[RELATIVE_TO] = "chosen" if knobs is None else "default"
+    return clean
+
+
+def settings_to_json(settings: dict, chosen=None) -> str:
+    """The session's settings as a small JSON document (settings only, never data).
+
+    With ``chosen`` (the automatic choice for the data in use, or ``{"spread": s, "weight": w}``)
+    the prior's knobs are written as multiples of the empirical-Bayes default, which mean the same
+    on any data; without it, × chosen. Either way ``prior_relative_to`` and the document's
+    ``"prior knobs"`` line say which."""
+    clean = _written(settings, chosen)
+    document = {"mapdp_explorer_settings": _SETTINGS_VERSION, "settings": clean}
+    if RELATIVE_TO in clean:
+        document["prior knobs"] = f"spread and weight are multiples of {_RELATIVE[clean[RELATIVE_TO]]}"
+    return json.dumps(document, indent=2, sort_keys=True)
 
 
 def _text(data) -> str:
@@ -192,7 +265,7 @@ def _text(data) -> str:
                          f"{_AGAIN}.") from None
 
 
-def settings_from_json(text) -> tuple[dict, list]:
+def settings_from_json(text, chosen=None) -> tuple[dict, list]:
     """Settings from :func:`settings_to_json`'s text (str or bytes): ``(settings, ignored keys)``.
 
     Reads UTF-8 (with or without a BOM) and UTF-16 or UTF-32 files. Raises ValueError, in a
@@ -218,15 +291,14 @@ def settings_from_json(text) -> tuple[dict, list]:
     if not isinstance(document["settings"], dict):
         raise ValueError(f"the file's 'settings' entry must be an object of names and values, got "
                          f"{_kind_of(document['settings'])}; {_AGAIN}.")
-    return check_settings(document["settings"])
+    return check_settings(document["settings"], chosen)
 
 
-def settings_to_query(settings: dict) -> dict:
-    """The settings as URL query parameters (text values; algorithms comma-separated)."""
+def settings_to_query(settings: dict, chosen=None) -> dict:
+    """The settings as URL query parameters (text values; algorithms comma-separated), the prior's
+    knobs with ``prior_relative_to`` as :func:`settings_to_json` writes them."""
     out = {}
-    for key, value in settings.items():
-        if _setting_rule(key) is None:
-            continue
+    for key, value in _written(settings, chosen).items():
         if isinstance(value, (list, tuple)):
             out[key] = ",".join(map(str, value))
         elif isinstance(value, float):
@@ -236,11 +308,11 @@ def settings_to_query(settings: dict) -> dict:
     return out
 
 
-def settings_from_query(params) -> tuple[dict, list]:
-    """Settings from URL query parameters (:func:`settings_to_query`): ``(settings, ignored keys)``.
-    Raises ValueError naming a bad value."""
+def settings_from_query(params, chosen=None) -> tuple[dict, list]:
+    """Settings from URL query parameters (:func:`settings_to_query`): ``(settings, ignored keys)``,
+    the prior's knobs × ``chosen`` as :func:`check_settings` says. Raises ValueError naming a bad value."""
     try:
         params = dict(params)
     except (TypeError, ValueError):
         raise ValueError(f"the link's settings must be names and values, got {_kind_of(params)}.") from None
-    return check_settings({k if isinstance(k, str) else _shown(k): v for k, v in params.items()})
+    return check_settings({k if isinstance(k, str) else _shown(k): v for k, v in params.items()}, chosen)

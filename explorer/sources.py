@@ -206,10 +206,12 @@ def clinical_data(n: int = 500, n_subtypes: int = 3, missing_rate: float = 0.1, 
 
 
 def table_data(table: pd.DataFrame, roles=None, families=None, standardize: str = "none",
-               name: str = "uploaded table") -> AppData:
+               name: str = "uploaded table", zeros_as_missing=None) -> AppData:
     """A user's table: roles and families as chosen (or suggested), features encoded by
-    :func:`mapdp_core.data.loading.prepare`. Every row is kept, in order."""
-    prepared = prepare(table, roles=roles, families=families, standardize=standardize)
+    :func:`mapdp_core.data.loading.prepare` (``zeros_as_missing``: the columns whose zeros mean
+    "not measured", as there). Every row is kept, in order."""
+    prepared = prepare(table, roles=roles, families=families, standardize=standardize,
+                       zeros_as_missing=zeros_as_missing)
     truth, names = _codes(prepared.labels)
     ids = prepared.ids
     encoded = prepared.X.astype(float)

@@ -5,7 +5,7 @@ from mapdp_core import kmeans_bic
 from explorer import comparison, figures, runner
 from mapdp_core.models import registry
 from mapdp_core.data.loading.export import csv_bytes
-from ui import common
+from ui import common, controls
 
 #: Above this estimate (seconds) a comparison waits for a click instead of starting by itself.
 ASK_ABOVE_SECONDS = 15.0
@@ -16,7 +16,8 @@ common.image_format_choice()
 mixed = common.mapdp_params()
 on_table = [a for a in registry.ALGORITHMS if registry.algorithm(a).input == "mixed"]  # the registry's
 st.caption(f"{common.escape_markdown(d.name.rstrip('.'), 120)}. {', '.join(on_table[:-1])} and {on_table[-1]} use the likelihood chosen per column and the N0 "
-           f"and prior of Explore (N0 = {mixed['N0']:g}, spread × {common.setting('spread', 1.0):g} the chosen); "
+           f"and prior of Explore (N0 = {mixed['N0']:g}, "
+           f"{controls.prior_knobs(common.setting('spread', 1.0), common.setting('weight', 1.0), common.auto_choice())}); "
            "the others run on the standardised numbers" + (" with each gap at its column's mean" if d.has_gaps else "")
            + ". Settings not chosen here (DP search's beam, ...) are those of Explore.")
 
@@ -48,12 +49,20 @@ params = {"algorithms": tuple(algorithms), "restarts": restarts, "K": K, "gibbs_
           "start": mixed["start"], "merge": mixed["merge"],
           "lam": lam, "seed": int(common.setting("seed", 0)), "time_budget": float(budget),
           "options": comparison.compare_options(st.session_state.get("settings", {}), algorithms)}
-if common.stop_button("compare", tuple(sorted(params.items())),
-                      help="Stops the comparison in progress; it stays stopped until you change a setting or press "
-                           "Run again."):
+stopped_by_you = common.stop_button(
+    "compare", tuple(sorted(params.items())),
+    help="Stops the comparison in progress and shows the restarts that finished; it stays stopped until you change "
+         "a setting or press Run again.")
+# the restarts a click on Stop left (see _compute), for these data and settings only
+partial_key = (d.key, tuple(sorted(params.items())))
+partial = st.session_state.get("compare_partial")
+partial = partial[1] if partial is not None and partial[0] == partial_key else None
+if stopped_by_you and partial is None:
     st.stop()
 
-if not common.has_cached("compare", params):
+# the estimate and its Run button are shown only before a run: emptied once Run is pressed
+ask = st.empty()
+if not stopped_by_you and not common.has_cached("compare", params):
     # timed for one restart, so that moving the restarts or the time limit does not time it again
     probe = {k: v for k, v in params.items() if k not in ("time_budget", "restarts")}
     try:
@@ -71,12 +80,15 @@ if not common.has_cached("compare", params):
         parts = ", ".join(f"{r.algorithm} up to {r.max_seconds:.0f} s ({r.max_steps} steps × "
                           f"{r.step_seconds:.2g} s, × {r.restarts} restart{'s' if r.restarts != 1 else ''})"
                           for r in slow.itertuples() if r.max_seconds >= 1)
-        st.warning(f"This comparison may take up to about {longest:.0f} s"
-                   + (f"; the time limit stops it at {budget:g} s" if longest > budget else "")
-                   + f". Measured on these data: {parts}. Algorithms that converge stop sooner. Fewer restarts, "
-                     "fewer Gibbs sweeps or leaving out the slowest algorithm shortens it.")
-        if not st.button("Run the comparison", type="primary", icon=":material/play_arrow:", key="cmp_run"):
+        with ask.container():
+            st.warning(f"This comparison may take up to about {longest:.0f} s"
+                       + (f"; the time limit stops it at {budget:g} s" if longest > budget else "")
+                       + f". Measured on these data: {parts}. Algorithms that converge stop sooner. Fewer restarts, "
+                         "fewer Gibbs sweeps or leaving out the slowest algorithm shortens it.")
+            run_it = st.button("Run the comparison", type="primary", icon=":material/play_arrow:", key="cmp_run")
+        if not run_it:
             st.stop()
+        ask.empty()
 
 
 def _compute():
@@ -96,25 +108,36 @@ def _compute():
         state["done"] = i
         bar.progress(i / n, text=label())
 
-    def after_step():
-        # a Streamlit call between steps: a click on Stop interrupts the comparison here
-        bar.progress(state["done"] / total, text=label())
-        return False
+    # a Streamlit call between steps: a click on Stop interrupts the script there; the comparison
+    # then ends as its time limit ends it, and the restarts that finished are kept before the click
+    # is handled (they were thrown away)
+    stop = controls.Interruption()
 
-    try:
-        with common.busy("compare"):
-            return comparison.compare(d, on_step=on_step, on_algorithm=on_algorithm, should_stop=after_step,
-                                      choice=common.auto_choice(), **params)
-    finally:
-        bar.empty()
+    def after_step():
+        return stop.checkpoint(lambda: bar.progress(state["done"] / total, text=label()))
+
+    with common.busy("compare"):
+        try:
+            result = comparison.compare(d, on_step=on_step, on_algorithm=on_algorithm, should_stop=after_step,
+                                        choice=common.auto_choice(), **params)
+        finally:
+            if not stop.interrupted:
+                bar.empty()
+        if stop.interrupted:
+            st.session_state["compare_partial"] = (partial_key, result)
+            stop.resume()
+    return result
 
 
 try:
-    table = common.cached("compare", params, _compute)
+    table = partial if stopped_by_you else common.cached("compare", params, _compute)
 except ValueError as exc:
     common.plain_error(exc, "The comparison could not run")
     st.stop()
-if table.attrs.get("stopped", False):
+if stopped_by_you:
+    st.warning(f"You stopped the comparison: the table shows the {len(table)} restart{'s' if len(table) != 1 else ''} "
+               "that finished.")
+elif table.attrs.get("stopped", False):
     st.warning(f"The time limit of {budget:g} s ended the comparison early; the table shows the restarts that finished.")
 summary = comparison.compare_summary(table)
 st.dataframe(summary.round(3), hide_index=True, width="stretch", key="cmp_summary")

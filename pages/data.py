@@ -6,6 +6,7 @@ import streamlit as st
 
 from mapdp_core import FAMILIES
 from explorer import figures, sources
+from explorer import report as tables
 from mapdp_core.data.datasets import list_datasets, list_structured
 from mapdp_core.data.loading import ROLES, DataLoadError, missing_summary, read_table, suggest_roles_and_families
 from mapdp_core.data.synthetic import PLOS_SCENARIOS
@@ -102,6 +103,8 @@ else:
             common.plain_error(exc, f"'{up.name}' could not be read")
             st.stop()
         name = up.name
+        # the downloads give the rows back as uploaded ("1,452", "79%"), not as read (1452.0, 79.0)
+        tables.keep_uploaded_cells(table, up.getvalue(), report)
         for w in getattr(report, "warnings", []) or []:
             st.warning(w)
         st.write(f"Read **{len(table):,} rows × {table.shape[1]} columns** from {name}.")
@@ -120,17 +123,37 @@ else:
             common.editor_start(editor_key, suggested[["column", "role", "family", "reason", "n_missing"]]),
             hide_index=True, key=editor_key, disabled=["column", "reason", "n_missing"], width="stretch",
             column_config={"role": st.column_config.SelectboxColumn("role", options=list(ROLES), required=True),
-                           "family": st.column_config.SelectboxColumn("family", options=FAMILY_NAMES)})
+                           "family": st.column_config.SelectboxColumn("family", options=FAMILY_NAMES),
+                           "reason": st.column_config.TextColumn("reason", width="large")})
         common.keep_edits(editor_key, edited)
+        # the reasons (thousands separators, percentages, zeros that look like "not measured") are
+        # longer than a cell: each in full, as plain text (the column names are the uploader's)
+        with st.expander("Why each column is handled this way"):
+            reasons = [(c, r) for c, r in zip(suggested["column"], suggested["reason"]) if str(r).strip()]
+            REASONS_SHOWN = 300  # a wide table's 20 000 lines would not be read, and take the page long to draw
+            st.markdown("\n".join(f"- **{common.escape_markdown(c, 80)}**: {common.escape_markdown(r, 1000)}"
+                                   for c, r in reasons[:REASONS_SHOWN]))
+            if len(reasons) > REASONS_SHOWN:
+                st.caption(f"The first {REASONS_SHOWN} of {len(reasons):,} columns; every reason is in the table above.")
+        suspects = [c for c, n in zip(suggested["column"], suggested["suspect_zeros"]) if n]
+        if suspects:
+            common.init_widget("w_upload_zeros", [c for c in kept.get("w_upload_zeros", []) if c in suspects])
+            zeros = st.multiselect("Columns where 0 means 'not measured' (their zeros become gaps)", suspects,
+                                   key="w_upload_zeros",
+                                   help="These columns' zeros lie far below their other values, as a blood pressure "
+                                        "of 0 does. A gap is left out of the row's likelihood; a zero counts as "
+                                        "a measurement. Nothing changes unless you choose.")
+        else:
+            zeros = []
         common.init_widget("w_upload_std", kept.get("w_upload_std", "none"))
         standardize = st.radio("Standardise real-valued columns", ["none", "zscore", "robust"], horizontal=True,
                                key="w_upload_std")
         if st.button("Use this table", type="primary", key="use_upload"):
             try:
                 common.set_data(sources.table_data(table, roles=edited, families=edited, standardize=standardize,
-                                                    name=name),
+                                                    name=name, zeros_as_missing=list(zeros) or None),
                                 origin={"w_data_source": source, "upload_name": name, "upload_table": table,
-                                        "w_upload_std": standardize})
+                                        "w_upload_std": standardize, "w_upload_zeros": list(zeros)})
                 st.success(f"Using {name}.")
             except (DataLoadError, ValueError) as exc:
                 common.plain_error(exc, "These settings do not work with this table")

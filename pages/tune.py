@@ -4,8 +4,9 @@ import streamlit as st
 
 from mapdp_core import cross_validate, map_n0, n0_grid
 from explorer import figures, runner
+from explorer import report as tables
 from mapdp_core.selection.priors import scaled_prior
-from ui import common
+from ui import common, controls
 
 d = common.data()
 st.title("Tune")
@@ -23,8 +24,10 @@ if "tune_applied" in st.session_state:
 choice = common.auto_choice()
 mixed = common.mapdp_params()  # the settings in use: absolute spread and weight, the Gaussian structure
 likelihood = runner.likelihood_for(d, mixed["structure"])
-st.caption(f"{common.escape_markdown(d.name.rstrip('.'), 120)}. Settings in use: N0 = {mixed['N0']:g}, prior spread × {mixed['spread']:g} and weight × "
-           f"{mixed['weight']:g} (of the empirical-Bayes defaults).")
+knob_spread, knob_weight = float(common.setting("spread", 1.0)), float(common.setting("weight", 1.0))
+st.caption(f"{common.escape_markdown(d.name.rstrip('.'), 120)}. Settings in use: N0 = {mixed['N0']:g}, "
+           f"{controls.prior_knobs(knob_spread, knob_weight, choice)}. The knobs are × chosen here, on Explore, "
+           "Compare and in shared links.")
 
 st.subheader("The automatic choice: the evidence of every candidate")
 st.caption("MAPDP() fits each candidate setting and compares them by the exact joint −ln p(X, z | θ0, N0) of the best "
@@ -33,10 +36,14 @@ st.caption("MAPDP() fits each candidate setting and compares them by the exact j
            "features' prior weight and N0, stage 3 the spread again.")
 st.plotly_chart(figures.search_figure(choice.table), width="stretch", key="tune_search_plot",
                 config=common.chart_config("tune_search"))
-st.write(f"Chosen: **N0 = {choice.N0:g}, spread × {choice.spread:g}, weight × {choice.weight:g}**"
-         + (", the real-valued features as one correlated block" if choice.structure == "joint" else "")
-         + (f" (searched on {choice.rows_searched:,} of {d.n_rows:,} rows)" if choice.rows_searched < d.n_rows else "")
-         + ".")
+search = tables.search_facts(choice, d.n_rows)
+st.write(f"Chosen: **N0 = {choice.N0:g}, prior spread {choice.spread:g} and weight {choice.weight:g} × the "
+         "empirical-Bayes defaults** (× 1 chosen)"
+         + (", the real-valued features as one correlated block" if choice.structure == "joint" else "") + ".")
+st.caption(f"The search tries N0 = {search['n0_text']} only (the range of the papers' experiments: the joint keeps "
+           f"falling with N0 on many tables, towards more and smaller clusters), on {search['rows_text']}. Each "
+           "candidate is fitted from two starts (one cluster and an over-segmented K-means start; a correlated "
+           "block also from 2 and 3 K-means clusters) and judged by the best partition any candidate found.")
 with st.expander("Every candidate"):
     st.dataframe(choice.table.round(3), hide_index=True, width="stretch")
 common.show_k_evidence("tune")
@@ -49,7 +56,9 @@ c1, c2, c3 = st.columns(3)
 lo, hi = c1.select_slider("N0 range", options=[0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0],
                           value=(0.1, 30.0), key="w_tune_range")
 points = c2.slider("Grid points", 3, 15, 7, key="w_tune_points")
-n_init = c3.slider("Restarts per N0", 1, 5, 2, key="w_tune_restarts")
+n_init = c3.slider("Restarts per N0", 1, 5, 2, key="w_tune_restarts",
+                   help="Section 1 fits MAP-DP from one cluster at each N0, this many times in random row orders, "
+                        "and keeps the lowest joint.")
 grid = [float(f"{v:.3g}") for v in np.logspace(np.log10(lo), np.log10(hi), points)]
 spread, weight = mixed["spread"], mixed["weight"]
 
@@ -63,6 +72,9 @@ def _progress(kind, fn):
 
 
 st.subheader("1. The exact joint likelihood over N0")
+st.caption(f"Every row ({d.n_rows:,}), at the prior in use; each N0 of this grid ({grid[0]:g} to {grid[-1]:g}, "
+           f"{len(grid)} points) fitted from one cluster, best of {n_init} restart{'s' if n_init != 1 else ''} in "
+           "random row orders.")
 prior = scaled_prior(d.X, likelihood, spread, weight=weight) if (spread, weight) != (1.0, 1.0) else None
 try:
     g = common.cached("n0_grid", {"grid": tuple(grid), "n_init": n_init, "spread": spread, "weight": weight,
@@ -76,6 +88,9 @@ st.plotly_chart(figures.n0_figure(g.table, g.best_N0), width="stretch", key="tun
                 config=common.chart_config("tune_n0_grid"))
 k_best = int(g.table.loc[g.table["N0"] == g.best_N0, "K"].iloc[0])
 st.write(f"Lowest −ln p(X, z | N0): **N0 = {g.best_N0:g}** (K = {k_best}).")
+said = tables.grid_versus_search(g.best_N0, k_best, choice, search)
+if said:
+    st.info(said)
 if st.button(f"Apply N0 = {g.best_N0:g}", key="apply_grid"):
     common.apply_setting("N0", g.best_N0)
     _applied(f"N0 = {g.best_N0:g} is now used on Explore, Compare, Subtypes and Predict.")
@@ -84,10 +99,19 @@ st.subheader("2. The MAP N0 for a number of clusters")
 a_col, b_col, k_col = st.columns(3)
 a = a_col.number_input("Gamma prior shape a", 0.01, 100.0, 1.0, key="w_tune_a")
 b = b_col.number_input("Gamma prior rate b", 0.0001, 100.0, 1.0, key="w_tune_b")
-k_now = int(common.fitted_mapdp()[2].n_components_)  # MAP-DP's partition at the settings in use
-K_obs = k_col.number_input("K (default: MAP-DP's K now)", 1, d.n_rows, k_now, key="w_tune_K",
-                           help="The number of clusters of MAP-DP's own partition at the settings in use (its "
-                                "components, before any grouping), the K of the CRP that N0 governs.")
+model_now = common.fitted_mapdp()[2]  # MAP-DP at the settings in use
+k_now, parts_now = int(model_now.n_clusters_), int(model_now.n_components_)
+# the box starts at the K of the model in use, and starts there again when that model changes (a
+# number box under a key keeps its old value otherwise: it held 15 while MAP-DP's K was 5)
+if st.session_state.get("tune_K_default") != k_now:
+    st.session_state["tune_K_default"] = k_now
+    st.session_state.pop("w_tune_K", None)
+common.init_widget("w_tune_K", min(k_now, d.n_rows))
+K_obs = k_col.number_input("K (default: MAP-DP's K now)", 1, d.n_rows, key="w_tune_K",
+                           help="The number of clusters MAP-DP reports at the settings in use (Explore's K).")
+if parts_now != k_now:
+    st.caption(f"MAP-DP's K now is {k_now}: {parts_now} components grouped into {k_now} clusters. The CRP that N0 "
+               f"governs counts components; enter {parts_now} for the N0 that its own partition implies.")
 try:
     m = map_n0(d.n_rows, int(K_obs), a, b)
 except ValueError as exc:  # K + a <= 2: the posterior of N0 has no mode above 0 (a plain sentence, not a crash)
@@ -105,8 +129,8 @@ st.caption("K-fold cross-validation of the mixture predictive density of new row
            "Slower: it runs MAP-DP once per fold and setting.")
 f1, f2, f3 = st.columns(3)
 cv_n0 = f1.multiselect("N0 values", grid, default=grid[:: max(1, len(grid) // 3)], key="w_cv_n0")
-cv_scale = f2.multiselect("Spread multipliers (of the empirical-Bayes default)", [0.25, 0.5, 1.0, 2.0, 4.0, 8.0], default=[0.5, 1.0, 2.0],
-                          key="w_cv_scale")
+cv_scale = f2.multiselect(f"Prior spread, × chosen (chosen: {choice.spread:g} × the empirical-Bayes default)",
+                          [0.25, 0.5, 1.0, 2.0, 4.0, 8.0], default=[0.5, 1.0, 2.0], key="w_cv_scale")
 folds = f3.slider("Folds", 2, 10, 5, key="w_cv_folds")
 if st.button("Run cross-validation", key="run_cv") or common.setting("cv_shown", False):
     if not cv_n0 or not cv_scale:
@@ -114,19 +138,21 @@ if st.button("Run cross-validation", key="run_cv") or common.setting("cv_shown",
         st.stop()
     common.remember_setting("cv_shown", True)
     try:
-        cv = common.cached("cv", {"n0": tuple(cv_n0), "s": tuple(cv_scale), "folds": folds, "weight": weight,
+        absolute = tables.spread_of_default(cv_scale, choice)  # what cross_validate scales: the default
+        cv = common.cached("cv", {"n0": tuple(cv_n0), "s": tuple(absolute), "folds": folds, "weight": weight,
                                   "structure": mixed["structure"]},
                            lambda: _progress("Cross-validation", lambda cb: cross_validate(
-                               d.X, cv_n0, cv_scale, likelihood, n_folds=folds, on_step=cb, weight=weight)))
+                               d.X, cv_n0, absolute, likelihood, n_folds=folds, on_step=cb, weight=weight)))
+        cv = tables.cv_in_chosen_spread(cv, choice)  # shown and applied × chosen, as everywhere
     except ValueError as exc:
         common.plain_error(exc, "Cross-validation could not run")
         st.stop()
     st.plotly_chart(figures.cv_figure(cv.summary), width="stretch", key="tune_cv_plot",
                     config=common.chart_config("tune_cross_validation"))
     st.dataframe(cv.summary.round(4), hide_index=True, width="stretch")
-    st.write(f"Best held-out likelihood: **N0 = {cv.best_N0:g}, spread × {cv.best_scale:g}**.")
+    st.write(f"Best held-out likelihood: **N0 = {cv.best_N0:g}, prior spread × {cv.best_scale:g} chosen**.")
     if st.button("Apply both", key="apply_cv"):
         common.apply_setting("N0", float(cv.best_N0))
-        common.apply_setting("spread", float(cv.best_scale) / choice.spread)  # Explore's knob is × chosen
-        _applied(f"N0 = {cv.best_N0:g} and the prior spread × {cv.best_scale:g} are now used on Explore, Compare, "
-                 "Subtypes and Predict.")
+        common.apply_setting("spread", float(cv.best_scale))  # the one scale: × chosen, as Explore's slider
+        _applied(f"N0 = {cv.best_N0:g} and the prior spread × {cv.best_scale:g} chosen are now used on Explore, "
+                 "Compare, Subtypes and Predict.")

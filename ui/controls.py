@@ -65,3 +65,62 @@ def caption(algorithm_cls, params: dict) -> str:
             v = params[name]
             parts.append(f"{spec.short} = {v:.3g}" if isinstance(v, float) else f"{spec.short} = {v}")
     return ", ".join(parts)
+
+
+#: The one name of the prior's knobs wherever a page shows them (Explore's sliders, Tune, Compare,
+#: shared links): each is a multiple of the automatic choice for the data in use ("× chosen"), whose own
+#: value is a multiple of the empirical-Bayes default and is said beside it.
+SPREAD_NAME = "prior spread, × chosen"
+WEIGHT_NAME = "prior weight, × chosen"
+
+
+def prior_knobs(spread: float, weight: float, choice, *, weight_too: bool = True) -> str:
+    """The prior's knobs in the app's one scale, e.g. "prior spread × 2 chosen (chosen: 0.5 × the
+    empirical-Bayes default, so 1 × it runs)": ``spread`` and ``weight`` are the session's settings
+    (multiples of ``choice``'s, :func:`ui.common.mapdp_params` multiplies them out)."""
+    def one(word: str, knob: float, chosen: float) -> str:
+        return (f"prior {word} × {knob:g} chosen (the chosen {word} is {chosen:g} × the empirical-Bayes default"
+                + (f", so {knob * chosen:.3g} × it runs)" if knob != 1 else ")"))
+    parts = [one("spread", float(spread), float(choice.spread))]
+    if weight_too:
+        parts.append(one("weight", float(weight), float(choice.weight)))
+    return " and ".join(parts)
+
+
+class Interruption:
+    """A long computation's checkpoints between steps that a click elsewhere (Stop) ends the way
+    its time limit does, keeping the steps done. Streamlit answers the click by interrupting the
+    script at its next drawing call with a control exception, which threw the finished restarts
+    away (issue 27); :meth:`checkpoint` catches it there and says "stop", and once the steps done
+    are kept, :meth:`resume` raises it again, so the click is handled as before."""
+
+    def __init__(self):
+        self.caught = None
+
+    def checkpoint(self, draw) -> bool:
+        """Call ``draw`` (a Streamlit call, e.g. a progress bar's update): True when the script was
+        interrupted there (or before), i.e. the computation should stop now."""
+        if self.caught is not None:
+            return True
+        try:
+            draw()
+        except _CONTROL as exc:
+            self.caught = exc
+            return True
+        return False
+
+    @property
+    def interrupted(self) -> bool:
+        return self.caught is not None
+
+    def resume(self) -> None:
+        """Raise the interruption caught, if any (after the partial result is kept)."""
+        if self.caught is not None:
+            caught, self.caught = self.caught, None
+            raise caught
+
+
+try:  # Streamlit's rerun and stop requests (BaseException, not Exception)
+    from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlException as _CONTROL
+except ImportError:  # pragma: no cover - an older layout
+    from streamlit.runtime.scriptrunner.exceptions import ScriptControlException as _CONTROL

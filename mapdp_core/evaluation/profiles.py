@@ -51,7 +51,9 @@ class Profiles(NamedTuple):
     tidy : DataFrame
         One row per (cluster, feature, statistic): ``cluster`` ("all" for every row),
         ``feature``, ``kind``, ``statistic`` (``proportion``, ``mean``, ``sd``, ``median``,
-        ``rate`` or ``level:<value>``), ``value``, ``n_observed``, ``n_missing``.
+        ``rate`` or ``level:<value>``), ``level`` (the value a ``proportion`` or ``level:``
+        share counts, e.g. ``M`` for "M: 51 %"; empty for means, rates and spreads), ``value``,
+        ``n_observed``, ``n_missing``.
     table : DataFrame
         Display-ready: one row per feature, one column per cluster and ``all``, a short text
         per cell ("62 % (31/50)", "5.1 ± 0.4", "A 40 %, B 35 %", ...).
@@ -168,13 +170,13 @@ def cluster_profiles(df, labels, likelihood=None) -> Profiles:
                 yes = _yes_level(levels)
                 k = int((obs == yes).sum())
                 p = k / n_obs if n_obs else np.nan
-                stats_.append(("proportion", p))
+                stats_.append(("proportion", p, _fmt(yes) if yes is not None else ""))
                 prefix = "" if _fmt(yes) == "1" else f"{_fmt(yes)}: "  # 0/1 data: the share of 1s
                 text = f"{prefix}{p:.0%} ({k}/{n_obs})" if n_obs else "–"
             elif kind == "categorical":
                 shares = obs.value_counts(normalize=True) if n_obs else pd.Series(dtype=float)
                 for v in levels:
-                    stats_.append((f"level:{_fmt(v)}", float(shares.get(v, 0.0)) if n_obs else np.nan))
+                    stats_.append((f"level:{_fmt(v)}", float(shares.get(v, 0.0)) if n_obs else np.nan, _fmt(v)))
                 top = shares.sort_values(ascending=False, kind="stable").head(4)
                 text = ", ".join(f"{_fmt(v)} {p:.0%}" for v, p in top.items()) if n_obs else "–"
             else:
@@ -186,7 +188,7 @@ def cluster_profiles(df, labels, likelihood=None) -> Profiles:
                     vals, counts = np.unique(x, return_counts=True)
                     share = dict(zip(vals, counts / max(x.size, 1)))
                     for v in sorted(pd.unique(numeric.dropna())):
-                        stats_.append((f"level:{_fmt(v)}", float(share.get(v, 0.0)) if x.size else np.nan))
+                        stats_.append((f"level:{_fmt(v)}", float(share.get(v, 0.0)) if x.size else np.nan, _fmt(v)))
                     dist = ", ".join(f"{_fmt(v)}:{p:.0%}" for v, p in sorted(share.items()))
                     text = f"mean {_num(mean)}; {dist}" if x.size else "–"
                 elif kind == "count":
@@ -198,8 +200,10 @@ def cluster_profiles(df, labels, likelihood=None) -> Profiles:
             if n_miss and text != "–":
                 text += f" [{n_miss} missing]"
             cells[(c, name)] = text
-            rows += [{**base, "statistic": st, "value": v} for st, v in stats_]
-    tidy = pd.DataFrame(rows, columns=["cluster", "feature", "kind", "statistic", "value", "n_observed",
+            # the level a share counts goes with it: "M: 51 %" on screen is (proportion, M, 0.51) here
+            rows += [{**base, "statistic": st[0], "level": st[2] if len(st) > 2 else "", "value": st[1]}
+                     for st in stats_]
+    tidy = pd.DataFrame(rows, columns=["cluster", "feature", "kind", "statistic", "level", "value", "n_observed",
                                        "n_missing"])
     table = pd.DataFrame({str(name): [cells[(c, name)] for c in df.columns] for name, _ in groups[1:] + groups[:1]},
                          index=pd.Index(list(df.columns), name="feature"))

@@ -336,3 +336,36 @@ def test_uploaded_settings_files_show_their_names_keys_and_values_escaped():
     # a broken file: a plain sentence, not Streamlit's error box for an exception
     at.file_uploader(key="w_settings_file").upload("deep.json", b"[" * 10_000, "application/json").run()
     assert not at.exception and any("nests lists or objects too deeply" in e.value for e in at.error)
+
+
+# ------------------------------------------------------------------------------- the prior's knobs (issue 27)
+
+def test_a_link_says_what_the_prior_knobs_are_relative_to():
+    """A link stored the spread × the data's own choice, so on other data it meant another prior
+    (× 4 of the default where the chosen spread was 2). Written with the data's choice, the knobs
+    are multiples of the empirical-Bayes default and mean the same prior anywhere; without, they say
+    they are × chosen."""
+    session = {"N0": 3.0, "spread": 2.0, "weight": 1.0}
+    here, there = {"spread": 0.5, "weight": 1.0}, {"spread": 2.0, "weight": 4.0}
+    query = sharing.settings_to_query(session, chosen=here)
+    assert query["spread"] == "1.0" and query[sharing.RELATIVE_TO] == "default"  # 2 × 0.5: what ran here
+    # read on other data: the same prior (1 × the default) is × 0.5 of that data's choice
+    assert sharing.settings_from_query(query, chosen=there) == ({"N0": 3.0, "spread": 0.5, "weight": 0.25}, [])
+    assert sharing.settings_from_query(query, chosen=here)[0]["spread"] == 2.0  # and × 2 where it was saved
+    # a file the same way, and a line in it for a person reading it
+    document = json.loads(sharing.settings_to_json(session, chosen=here))
+    assert document["settings"][sharing.RELATIVE_TO] == "default" and "empirical-Bayes" in document["prior knobs"]
+    assert sharing.settings_from_json(json.dumps(document), chosen=there)[0]["spread"] == 0.5
+    # without the data's choice the knobs stay × chosen, and say so
+    plain = sharing.settings_to_query(session)
+    assert plain["spread"] == "2.0" and plain[sharing.RELATIVE_TO] == "chosen"
+    assert "× chosen" in json.loads(sharing.settings_to_json(session))["prior knobs"]
+    assert sharing.settings_from_query(plain) == (session, [])
+    # old files without the marker are × chosen, as they were written
+    assert sharing.settings_from_query({"spread": "2"}, chosen=there) == ({"spread": 2.0}, [])
+    # knobs × the default read with no choice to convert them are not used, rather than used wrongly
+    settings, ignored = sharing.settings_from_query(query)
+    assert settings == {"N0": 3.0} and ignored == ["spread (× the empirical-Bayes default)",
+                                                   "weight (× the empirical-Bayes default)"]
+    with pytest.raises(ValueError, match="prior_relative_to"):
+        sharing.settings_from_query({"spread": "2", sharing.RELATIVE_TO: "<b>x</b>"})

@@ -30,10 +30,16 @@ def test_numbers_and_missing_values_are_untouched():
                         ["", "7", "2021-01-02", "True"]]
 
 
-def test_text_that_looks_like_a_negative_number_is_still_text():
-    # a string is neutralised whatever follows the sign (OWASP); only real numbers pass unchanged
-    frame = pd.DataFrame({"s": pd.Series(["-1.5", "x"], dtype=object), "f": [-1.5, 1.0]})
-    assert _cells(csv_bytes(frame))[1] == ["'-1.5", "-1.5"]
+def test_text_that_is_only_a_signed_number_goes_back_as_written():
+    # issue 27: the assignments give the uploaded cells back as written ("-5", "-1,452", "+12%"); a
+    # spreadsheet reads such a cell as that number, never as a formula, so no quote is put in front
+    plain = ["-1.5", "-5", "-1,452", "+12%", "-3e-4", "- 7", "-2,5", "-.5"]
+    frame = pd.DataFrame({"s": pd.Series(plain, dtype=object), "f": np.arange(len(plain)) - 1.5})
+    assert [r[0] for r in _cells(csv_bytes(frame))[1:]] == plain
+    # anything more than a number after the sign is still neutralised (OWASP)
+    risky = ["-1+2", "-A1", "-5)", "+", "-", "-1e5+cmd|' /C calc'!A0", "-SUM(1)", "+1 2+3"]
+    frame = pd.DataFrame({"s": pd.Series(risky, dtype=object)})
+    assert [r[0] for r in _cells(csv_bytes(frame))[1:]] == ["'" + v for v in risky]
 
 
 @pytest.mark.parametrize("dtype", [object, "string", "category", "str"])

@@ -158,3 +158,19 @@ def test_hepatitis_with_gaps_end_to_end():
     res = feature_tests(X, y.to_numpy(), spec)
     assert len(res) == X.shape[1] and res["p_value"].notna().all()
     assert res["q_value"].min() < 0.05
+
+
+def test_tidy_table_names_the_level_each_share_counts(small):
+    """Issue 27: "M: 51 %" on screen was `0,sex,binary,proportion,0.506` in the CSV, with no M."""
+    df, labels, lik = small
+    tidy = cluster_profiles(df, labels, lik).tidy
+    assert list(tidy.columns) == ["cluster", "feature", "kind", "statistic", "level", "value", "n_observed",
+                                  "n_missing"]
+    sex = _value(tidy, 1, "sex", "proportion")
+    assert sex["level"] == "m" and sex["value"] == pytest.approx(1.0)
+    assert _value(tidy, 0, "smoker", "proportion")["level"] == "1"  # 0/1 data: the share of 1s
+    assert _value(tidy, 1, "colour", "level:blue")["level"] == "blue"
+    assert _value(tidy, 1, "score", "level:3")["level"] == "3"
+    assert _value(tidy, 0, "height", "mean")["level"] == ""
+    # the display table and the file say the same level
+    assert cluster_profiles(df, labels, lik).table.loc["sex", "1"].startswith("m: ")

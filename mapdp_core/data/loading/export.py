@@ -6,9 +6,14 @@ formula when the file is opened in Excel or LibreOffice (CSV or formula injectio
 predictions and comparison downloads, so every text cell that a spreadsheet would read
 as a formula is neutralised the way OWASP recommends: a single quote is put in front, so
 the program shows the text as it was typed (the quote is visible in a plain text editor,
-and tells the reader why). Real numbers are written as numbers: only strings are changed.
+and tells the reader why). Real numbers are written as numbers: only strings are changed,
+and a text cell that is only a number as a table writes it ("-5", "-1,452.5", "+12%", "-3e-4")
+is left alone: a spreadsheet reads it as that number, never as a formula, and the uploaded
+cells go back as they were.
 """
 from __future__ import annotations
+
+import re
 
 import pandas as pd
 
@@ -16,12 +21,16 @@ __all__ = ["FORMULA_TRIGGERS", "csv_bytes", "neutralise_cell"]
 
 #: Leading characters that make a spreadsheet read a cell as a formula (OWASP's list).
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+#: A signed number and nothing else (digits with "," "." or space grouping, an exponent, a
+#: trailing percent sign): no function, reference or operator a formula needs.
+_PLAIN_NUMBER = re.compile(r"[+-] ?(?:\d[\d,. ]*)?\.?\d(?:[eE][+-]?\d+)? ?%?")
 
 
 def neutralise_cell(value):
     """``value`` with a single quote in front when it is text starting with one of
-    :data:`FORMULA_TRIGGERS`; anything else (numbers, missing values, other text) unchanged."""
-    if isinstance(value, str) and value.startswith(FORMULA_TRIGGERS):
+    :data:`FORMULA_TRIGGERS`, unless it is a plain signed number ("-5", "-1,452"); anything
+    else (numbers, missing values, other text) unchanged."""
+    if isinstance(value, str) and value.startswith(FORMULA_TRIGGERS) and not _PLAIN_NUMBER.fullmatch(value):
         return "'" + value
     return value
 
