@@ -20,6 +20,7 @@ def _varied(rng, n: int) -> pd.DataFrame:
         "x_inf": np.where(np.arange(n) == 3, np.inf, real),
         "x_zero": np.where(np.arange(n) == 5, 0.0, np.abs(real) + 40),  # a zero far below the rest
         "x_zero_near": np.where(np.arange(n) == 5, 0.0, rng.random(n)),
+        "x_zero_negative": np.where(np.arange(n) == 5, 0.0, real - 50),  # a zero among negatives: plain
         "whole_floats": np.round(real),
         "scale_float": rng.integers(0, 5, n) * 0.5,  # an ordinal scale stored as floats
         "twelve_levels": rng.integers(0, 12, n) * 0.25 + 0.1,
@@ -63,7 +64,7 @@ def test_the_plain_path_leaves_every_doubtful_column_to_the_careful_rules():
     plain = {df.columns[j] for j in suggest._plain_real_rows(df, df.attrs["column_notes"])}
     # "huge" (values near 1e302 are whole in floating point) and "negative" (a reader's note) go
     # the careful way; so do the scales, the columns with zeros, infinities, a name, or text
-    assert plain == {"x", "x_gaps", "tiny", "float32", "twelve_levels"}
+    assert plain == {"x", "x_gaps", "tiny", "float32", "twelve_levels", "x_zero_negative"}
 
 
 def test_a_wide_table_is_suggested_and_prepared_in_seconds(monkeypatch):

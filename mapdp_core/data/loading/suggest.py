@@ -212,8 +212,9 @@ def _plain_real_rows(df: pd.DataFrame, notes: dict) -> dict[int, dict]:
     seconds, where :func:`_suggest_one` costs a millisecond a column in pandas' overheads.
 
     Plain: stored as numpy floats, no note from the reader, a name that is no label's or
-    identifier's, no infinite value, no zero (so no zeros that look like "not measured"), at
-    least one value that is not whole, and more distinct values than an ordinal scale has. For
+    identifier's, no infinite value, no zero unless a negative value is there too (so no zeros
+    that look like "not measured"), at least one value that is not whole, and more distinct
+    values than an ordinal scale has. For
     these the rules of :func:`_suggest_one` end, without exception, at "real numbers; modelled
     as Gaussian (normal_gamma)"; every other column goes through :func:`_suggest_one`
     (``tests/data/test_wide_read.py`` compares the two on varied tables)."""
@@ -230,8 +231,10 @@ def _plain_real_rows(df: pd.DataFrame, notes: dict) -> dict[int, dict]:
         whole = np.where(finite, M == np.round(M), True).all(axis=0)
     S = np.sort(np.where(finite, M, np.nan), axis=0)  # NaN last in each column
     n_distinct = ((np.diff(S, axis=0) != 0) & ~np.isnan(S[1:])).sum(axis=0) + (n_finite > 0)
+    # zeros with no negative value beside them may mean "not measured" (suspicious_zeros): careful path
+    doubtful_zeros = (M == 0).any(axis=0) & ~(M < 0).any(axis=0)
     eligible = ((n_finite + nan.sum(axis=0) == len(M)) & (n_finite > 0) & ~whole
-                & (n_distinct >= _PLAIN_MIN_DISTINCT) & ~(M == 0).any(axis=0))
+                & (n_distinct >= _PLAIN_MIN_DISTINCT) & ~doubtful_zeros)
     rows = {}
     for k in np.flatnonzero(eligible):
         j = positions[k]
