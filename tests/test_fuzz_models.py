@@ -24,7 +24,7 @@ import pytest
 from mapdp_core.models.search import DPSearch
 from mapdp_core.models.sugs import SUGS
 from mapdp_core.models.vsugs import VSUGS
-from test_fuzz import BASE, N, ODD_NEW, ODD_X, _clear_error, _rows
+from test_fuzz import BASE, N, ODD_NEW, ODD_X, _clear_error, _rows, _run
 
 QUICK = {
     "SUGS": lambda **kw: SUGS(**{"N0": 1.0, "n_init": 1, "shuffle": False, "random_state": 0, **kw}),
@@ -56,20 +56,6 @@ def _labels_ok(model, n_rows, reference=None) -> None:
         reference = np.asarray(reference)
         assert np.array_equal(labels[:, None] == labels[None, :], reference[:, None] == reference[None, :]), \
             (labels, reference)
-
-
-def _run(action, check=None):
-    """``action()`` ends in a clear error (None) or its result, which ``check`` accepts."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            result = action()
-        except (ValueError, TypeError) as exc:
-            _clear_error(exc)
-            return None
-    if check is not None:
-        check(result)
-    return result
 
 
 _REFERENCE: dict = {}

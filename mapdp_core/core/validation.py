@@ -134,6 +134,92 @@ def check_order(order, N: int) -> np.ndarray:
     return np.ascontiguousarray(o, dtype=np.int64)
 
 
+def _first_bad_cell(X, names) -> tuple[int, str, float] | None:
+    """(row, column name, value) of the first NaN or infinite cell of X in reading order, or None
+    when X cannot be read as numbers or holds none."""
+    try:
+        A = np.asarray(X.to_numpy(dtype=float, na_value=np.nan) if hasattr(X, "to_numpy") else X, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    if A.ndim == 1:
+        A = A[:, None]
+    if A.ndim != 2:
+        return None
+    bad = np.argwhere(~np.isfinite(A))
+    if not len(bad):
+        return None
+    r, c = (int(i) for i in bad[0])
+    column = repr(names[c]) if names is not None and c < len(names) else str(c)
+    return r, column, float(A[r, c])
+
+
+def _gap_message(X, names, algorithm: str, missing: bool) -> str:
+    """A plain message for a missing (NaN) or infinite value, naming its first row and column
+    and what to do, in place of scikit-learn's (which speaks of supervised estimators)."""
+    cell = _first_bad_cell(X, names)
+    where = ""
+    if cell is not None:
+        r, column, value = cell
+        missing = math.isnan(value)
+        where = f" at row {r}, column {column}"
+    if missing:
+        return (f"X has a missing value (NaN){where}; {algorithm} needs complete numeric data: fill the gaps "
+                "(impute them) or drop those rows, or use MAP-DP (MAPDP), which leaves missing values out of "
+                "the likelihood.")
+    return (f"X holds infinity{where}; {algorithm} needs finite numbers: replace the infinite values (or "
+            "impute them as missing) or drop those rows.")
+
+
+def _what(X) -> str:
+    """A short description of an input that is not a table (for a message)."""
+    if X is None:
+        return "None"
+    if isinstance(X, (str, bytes)):
+        return f"text ({X!r:.40})"
+    if isinstance(X, dict):
+        return "a dict (pass a DataFrame, e.g. pandas.DataFrame(X), for a table of named columns)"
+    if np.ndim(X) == 0:
+        return f"a single value ({X!r:.40})"
+    return f"a {type(X).__name__}"
+
+
+def _one_d_message(shape) -> str:
+    """scikit-learn's message for a 1-D X, without its print-out of the data (:func:`reject_1d`)."""
+    try:
+        reject_1d(shape)
+    except ValueError as exc:
+        return str(exc)
+    return ""  # pragma: no cover - reject_1d always raises
+
+
+def _not_numbers_message(X, names, algorithm: str, original: str) -> str:
+    """A plain message for input that is not numbers: the first cell that is not a number (row,
+    column and value), or what the input is when it is not a table at all."""
+    ending = f"{algorithm} needs numeric columns: encode or drop text columns."
+    if hasattr(X, "tocsr") or "sparse" in original.lower():  # a sparse matrix: scikit-learn's words say so
+        return f"{original} {ending}"
+    if X is None or isinstance(X, (str, bytes, dict)) or np.ndim(X) == 0:
+        return f"X must be a table of numbers of shape (n_samples, n_features), got {_what(X)}. {ending}"
+    try:
+        A = np.asarray(X, dtype=object)
+    except (TypeError, ValueError):
+        A = None
+    if A is not None and A.ndim in (1, 2):
+        for i, v in enumerate(A.reshape(-1)):
+            if v is None or isinstance(v, (numbers.Real, np.bool_)):
+                continue
+            try:
+                float(v)
+                continue
+            except (TypeError, ValueError):
+                pass
+            r, c = np.unravel_index(i, A.shape) if A.ndim == 2 else (i, 0)
+            column = repr(names[c]) if names is not None and c < len(names) else str(int(c))
+            return (f"X must hold numbers, but row {int(r)}, column {column} holds {v!r:.40} (of type "
+                    f"{type(v).__name__}, not a number: float() argument must be a string or a real number). {ending}")
+    return f"X must hold numbers only ({original.rstrip('.')}). {ending}"
+
+
 def as_data(X, algorithm: str, estimator=None, *, reset: bool = True) -> np.ndarray:
     """``X`` as a C-contiguous float64 (N, D) array with finite values and N >= 1, for the
     algorithms that need complete numeric data.
@@ -157,19 +243,30 @@ def as_data(X, algorithm: str, estimator=None, *, reset: bool = True) -> np.ndar
     except ValueError as exc:
         msg = str(exc)
         if "NaN" in msg or "infinity" in msg:
-            msg += (f" {algorithm} needs complete numeric data: drop or impute the missing rows, or use"
-                    " MAP-DP, which marginalises missing values.")
+            msg = _gap_message(X, names, algorithm, "NaN" in msg)
         elif "sequence" in msg or "inhomogeneous" in msg:
             msg = (f"X must be a rectangular table of numbers (every row the same length, one number per cell); "
                    f"got rows of different lengths or cells holding lists. {algorithm} needs an array of shape "
                    "(n_samples, n_features).")
         elif "could not convert" in msg or "dtype" in msg:
-            msg += f" {algorithm} needs numeric columns: encode or drop text columns."
-        elif "2D array" in msg and "1D" not in msg:
-            msg += " Pass a table of shape (n_samples, n_features)."
+            msg = _not_numbers_message(X, names, algorithm, msg)
+        elif "Complex data" in msg:
+            msg = (f"Complex data not supported: X holds complex numbers; {algorithm} needs real numbers (give the "
+                   "real part, or the real and imaginary parts as two columns).")
+        elif "got 1D array" in msg:
+            msg = _one_d_message(np.shape(X))
+        elif "2D array" in msg:  # None, a single value
+            msg = (f"Expected 2D array, got {_what(X)} instead; {algorithm} needs a table of numbers of shape "
+                   "(n_samples, n_features).")
+        elif "0 sample(s)" in msg or "0 feature(s)" in msg:
+            shape = np.shape(X)
+            msg += (f" X is empty ({shape[0]} rows x {shape[1] if len(shape) > 1 else 0} columns); {algorithm} "
+                    "needs at least one row and one column.")
+        elif "dim" in msg and "<= 2" in msg:
+            msg += f" X must be 2-D (rows x features), got {np.ndim(X)} dimensions."
         raise ValueError(msg) from None
     except TypeError as exc:
-        raise TypeError(f"{exc} {algorithm} needs numeric columns: encode or drop text columns.") from None
+        raise TypeError(_not_numbers_message(X, names, algorithm, str(exc))) from None
     check_magnitude(arr, names if names is not None else list(range(arr.shape[1])), algorithm)
     return np.ascontiguousarray(arr)
 

@@ -69,7 +69,7 @@ def _group_index(groups, N: int) -> tuple[list, np.ndarray]:
     """(group ids in order of first appearance, group index of every row)."""
     if groups is None:
         return [0], np.zeros(N, dtype=np.int64)
-    if isinstance(groups, (str, bytes)) or not hasattr(groups, "__len__"):
+    if isinstance(groups, (str, bytes, dict, set, frozenset)) or not hasattr(groups, "__len__"):
         raise ValueError(f"groups must be a sequence with one group id per row of X ({N} rows), got {groups!r}.")
     arr = np.asarray(groups, dtype=object)
     if arr.ndim != 1:

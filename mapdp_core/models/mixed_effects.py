@@ -76,6 +76,8 @@ from mapdp_core.core.validation import check_choice, check_int, check_nonneg, ch
 from mapdp_core.core.estimator import Control, Problem, SweepEstimator
 from mapdp_core.core.state import SweepState
 
+from .hdp import _is_missing
+
 __all__ = ["MixedEffectsMAPDP"]
 
 LOG2PI = math.log(2.0 * math.pi)
@@ -86,12 +88,31 @@ WITHIN_FRACTION = 0.2  # as families/_common.py: a cluster covers 20 % of the va
 def _numbers(values, name: str, what: str) -> np.ndarray:
     """``values`` as floats, or a ValueError that says which input holds what cannot be a number."""
     raw = values.to_numpy() if hasattr(values, "to_numpy") else values
+    if _has_complex(raw):
+        raise ValueError(f"{name} must be {what}; it holds complex numbers (give the real part, or the real and "
+                         "imaginary parts as two columns).")
     try:
         return np.asarray(raw, dtype=float)
     except (TypeError, ValueError):
+        try:
+            cells = np.asarray(raw, dtype=object)
+        except (TypeError, ValueError):  # ragged rows
+            raise ValueError(f"{name} must be {what}, every row the same length; got rows of different lengths "
+                             "or cells holding lists.") from None
+        where, bad = next(((i, v) for i, v in np.ndenumerate(cells) if not _is_number(v)), ((), None))
+        at = f" at row {where[0]}" + (f", column {where[1]}" if len(where) > 1 else "") if where else ""
+        raise ValueError(f"{name} must be {what}; it holds {bad!r:.40}{at}.") from None
+
+
+def _has_complex(raw) -> bool:
+    """Whether ``raw`` holds complex numbers (which a cast to float would cut to their real part)."""
+    try:
+        if np.iscomplexobj(raw):
+            return True
         flat = np.asarray(raw, dtype=object).ravel()
-        bad = next((v for v in flat if not _is_number(v)), None)
-        raise ValueError(f"{name} must be {what}; it holds {bad!r}.") from None
+    except (TypeError, ValueError):  # ragged: the cast to float says so
+        return False
+    return any(isinstance(v, (complex, np.complexfloating)) for v in flat)
 
 
 def _is_number(v) -> bool:
@@ -126,18 +147,37 @@ def _prepare(X, y, groups):
         raise ValueError(f"groups must be one subject id per row (1-D), got shape {np.shape(g)}.")
     if len(g) != n_obs:
         raise ValueError(f"groups has {len(g)} ids but X has {n_obs} rows: groups must give the subject of every row of X.")
-    if not np.all(np.isfinite(Xa)):
-        raise ValueError("X contains NaN or infinite values; MixedEffectsMAPDP needs a complete design matrix.")
-    if not np.all(np.isfinite(ya)):
-        raise ValueError("y contains NaN or infinite values; drop the rows with a missing response.")
+    for name, values, todo in (("X", Xa, "MixedEffectsMAPDP needs a complete design matrix: fill the gaps or drop "
+                                       "those rows"),
+                               ("y", ya, "drop the rows with a missing response")):
+        bad = np.argwhere(~np.isfinite(values))
+        if len(bad):
+            where = f"row {bad[0][0]}, column {bad[0][1]}" if values.ndim == 2 else f"row {bad[0][0]}"
+            what = "a missing value (NaN)" if np.isnan(values[tuple(bad[0])]) else "an infinite value"
+            raise ValueError(f"{name} contains NaN or infinite values: {what} at {where} ({len(bad)} in all); {todo}.")
     for name, values in (("X", Xa), ("y", ya)):
         # as MAPDP says it: beyond this, squares and products of the values overflow double precision
         top = float(np.max(np.abs(values))) if values.size else 0.0
         if top > 1e150:
             raise ValueError(f"{name} holds values as large as {top:.3g}, beyond what double precision can square; "
                              f"rescale {name} (e.g. to other units) before fitting.")
+        # and below this, their squares underflow to 0 (a design matrix of 1e-200s is not rank deficient)
+        if 0.0 < top < 1e-150:
+            raise ValueError(f"{name} holds values no larger than {top:.3g}, too small for double precision (their "
+                             f"squares underflow to 0); rescale {name} (e.g. to other units) before fitting.")
+    for n, v in enumerate(g):  # as HardHDP: one rule for every kind of missing id (None, NaN, NA, NaT)
+        if isinstance(v, np.generic):
+            v = v.item()
+        try:
+            hash(v)
+        except TypeError:
+            raise ValueError(f"every subject id in groups must be hashable (a number, a string, ...); row {n} "
+                             f"has {v!r}.") from None
+        if _is_missing(v):
+            raise ValueError(f"groups has a missing id ({v!r}) at row {n}; give every row a subject id (or leave "
+                             "the rows without one out).")
     codes, uniques = pd.factorize(pd.Series(g, dtype=object), sort=False)
-    if np.any(codes < 0):
+    if np.any(codes < 0):  # pragma: no cover - every kind of missing id is refused above
         raise ValueError("groups contains missing ids (None/NaN); every row needs a subject id.")
     S = len(uniques)
     order = np.argsort(codes, kind="stable")

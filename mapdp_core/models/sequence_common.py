@@ -70,7 +70,10 @@ def _neighbours(lengths, T: int) -> tuple[np.ndarray, np.ndarray]:
             if isinstance(v, np.generic):
                 v = v.item()
             if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
-                raise ValueError(f"lengths must hold positive whole numbers (one per sequence), got {v!r}.")
+                hint = ""
+                if isinstance(v, float) and v.is_integer() and v >= 1:
+                    hint = " (a float: give the lengths as integers, e.g. np.asarray(lengths).astype(int))"
+                raise ValueError(f"lengths must hold positive whole numbers (one per sequence), got {v!r}{hint}.")
             lens.append(int(v))
         if sum(lens) != T:
             raise ValueError(f"lengths sum to {sum(lens)} but X has {T} rows; the sequences must cover X exactly.")
