@@ -11,9 +11,10 @@ import pandas as pd
 
 from mapdp_core.evaluation.metrics import codes, match_labels
 
-from explorer.runner import Run, _scores
+from explorer.runner import Run, _scores, fitted_model
 
-__all__ = ["Frames", "animation_frames", "MAX_FRAMES", "ENDINGS", "ending", "step_word", "frame_label", "summary_rows"]
+__all__ = ["Frames", "animation_frames", "MAX_FRAMES", "ENDINGS", "ending", "step_word", "frame_label", "summary_rows",
+           "merged_groups", "groups_text"]
 
 #: Most frames kept per algorithm for an animation (evenly thinned beyond, first and last kept;
 #: each panel's title gives its own step number). Every frame costs a redraw; the browser test
@@ -51,7 +52,15 @@ class Frames:
     reported : list of dict
         Per algorithm, the partition it reports (:attr:`explorer.runner.Run.shown`: its last step,
         or a sampler's most probable one): step, K, last (True when it is the last step, the
-        animation's last frame), and nmi, ari when the truth is known.
+        animation's last frame), and nmi, ari when the truth is known; with merged components
+        (``MAPDP(merge=...)``), K is the number of clusters and ``components`` the number of
+        components.
+    groups : list of (list of (int, tuple of int)) or None
+        Per algorithm, when its components were grouped into clusters (issue 24): for each
+        cluster, its colour id on the last frame and the components (the model's numbering,
+        ``component_labels_``) that form it, clusters in the model's order; None otherwise. The
+        last frame is coloured by cluster; earlier frames by component, the largest component of
+        each cluster already in its cluster's colour.
     """
 
     algorithms: list
@@ -63,6 +72,7 @@ class Frames:
     history: list
     endings: list = field(default_factory=list)
     reported: list = field(default_factory=list)
+    groups: list = field(default_factory=list)
 
     @property
     def thinned(self) -> list:
@@ -109,8 +119,56 @@ def _ellipses(coords: np.ndarray, labels: np.ndarray, max_clusters: int = 40, n_
     return out
 
 
+def merged_groups(model) -> tuple[np.ndarray, np.ndarray] | None:
+    """(component of each row, cluster of each component) of a fitted model whose components were
+    grouped into clusters (``MAPDP(merge=...)`` with at least one merge), else None."""
+    if model is None or not len(getattr(model, "merges_", ())):
+        return None
+    cluster_of = np.asarray(getattr(model, "cluster_of_component_", []), dtype=np.int64)
+    components = np.asarray(getattr(model, "component_labels_", []), dtype=np.int64)
+    if cluster_of.size == 0 or components.size == 0 or cluster_of.max() + 1 >= cluster_of.size:
+        return None
+    return components, cluster_of
+
+
+def groups_text(groups, most: int | None = None) -> str:
+    """Which components form each cluster, in words: "cluster 0 = components 0+3 · cluster 1 = component 1"
+    (with ``most``, a cluster of more components lists that many: "0+5+6+… (18 components)")."""
+    def members(c):
+        if most is not None and len(c) > most:
+            return "+".join(map(str, c[:most])) + f"+… ({len(c)} components)"
+        return "+".join(map(str, c))
+    return " · ".join(f"cluster {k} = component{'s' if len(c) > 1 else ''} {members(c)}"
+                      for k, (_, c) in enumerate(groups))
+
+
+def _merged_colours(reference, components: np.ndarray, cluster_of: np.ndarray):
+    """The last frame's colour ids by cluster, the same frame's ids by component (each cluster's
+    largest component in its cluster's colour, the others in new colours) and the groups."""
+    clusters = cluster_of[components]
+    by_cluster = match_labels(reference, clusters) if reference is not None else clusters.copy()
+    colour_of_cluster = np.full(int(cluster_of.max()) + 1, -1, dtype=np.int64)
+    colour_of_cluster[clusters] = by_cluster
+    sizes = np.bincount(components, minlength=cluster_of.size)
+    top = max(int(by_cluster.max()), int(np.max(reference)) if reference is not None and len(reference) else -1)
+    colour_of_component = np.empty(cluster_of.size, dtype=np.int64)
+    groups = []
+    for k in range(colour_of_cluster.size):
+        members = np.flatnonzero(cluster_of == k)
+        largest = members[np.argmax(sizes[members])]
+        for c in members:
+            if c == largest:
+                colour_of_component[c] = colour_of_cluster[k]
+            else:
+                top += 1
+                colour_of_component[c] = top
+        groups.append((int(colour_of_cluster[k]), tuple(int(c) for c in members)))
+    return by_cluster, colour_of_component[components], groups
+
+
 def animation_frames(runs: list[Run], coords: np.ndarray, sample: np.ndarray | None = None,
-                     truth: np.ndarray | None = None, max_frames: int = MAX_FRAMES) -> Frames:
+                     truth: np.ndarray | None = None, max_frames: int = MAX_FRAMES, *,
+                     models: list | None = None, data=None) -> Frames:
     """Match clusters across frames and algorithms and compute what each frame shows.
 
     Colours follow DESIGN.md "Labels across frames": each algorithm's final clustering is
@@ -122,28 +180,52 @@ def animation_frames(runs: list[Run], coords: np.ndarray, sample: np.ndarray | N
     keeps the colour id -1 (:func:`explorer.figures.animation_figure` draws it grey): it is
     no cluster, has no ellipse, and is left out of the frame's NMI and ARI; the frame's
     ``unvisited`` counts such rows.
+
+    Merged components (issue 24): ``models`` (one fitted estimator or None per run, e.g.
+    :func:`explorer.runner.fitted_model`), or ``data`` (the runs' :class:`~explorer.sources.AppData`,
+    from which the fitted model of each run that groups components is made), tell which
+    components ``MAPDP(merge=...)`` grouped into clusters. The last frame of such a run is then
+    coloured by cluster (the clusters a person reads, with their NMI and ARI), and
+    :attr:`Frames.groups` says which components form each cluster.
     """
+    if models is None:
+        models = [_model_of(data, r) if data is not None else None for r in runs]
     N = coords.shape[0]
     sample = np.arange(N) if sample is None else np.asarray(sample)
     reference = None
     if truth is not None and np.any(truth >= 0):
         reference = np.where(truth >= 0, truth, truth.max() + 1)
     algorithms, sweeps, colours, ellipses, info, history, endings, reported = [], [], [], [], [], [], [], []
-    for run in runs:
+    all_groups = []
+    for run, model in zip(runs, list(models) + [None] * (len(runs) - len(models))):
         history.append(pd.DataFrame([{"sweep": st.iteration, "K": st.n_clusters, "objective": st.objective,
                                       "changed": st.n_changed} for st in run.states]))
         keep = _thin(len(run.states), max_frames)
         states = [run.states[i] for i in keep]
-        if reference is None:
-            reference = np.asarray(states[-1].labels)
+        merged = merged_groups(model)
+        if merged is not None and (len(merged[0]) != len(states[-1].labels)
+                                   or not _same_partition(merged[0], states[-1].labels)):
+            merged = None  # the model is not of this run's last frame
         matched = [None] * len(states)
-        matched[-1] = match_labels(reference, states[-1].labels)
+        groups = None
+        if merged is not None:
+            if reference is None:
+                reference = merged[1][merged[0]]
+            matched[-1], following, groups = _merged_colours(reference, *merged)
+        else:
+            if reference is None:
+                reference = np.asarray(states[-1].labels)
+            matched[-1] = following = match_labels(reference, states[-1].labels)
         for t in range(len(states) - 2, -1, -1):
-            matched[t] = match_labels(matched[t + 1], states[t].labels)
+            matched[t] = following = match_labels(following, states[t].labels)
         rows = []
-        for st, lab in zip(states, matched):
+        for i, (st, lab) in enumerate(zip(states, matched)):
             row = {"sweep": st.iteration, "K": st.n_clusters, "objective": st.objective, "changed": st.n_changed,
                    "unvisited": int(np.count_nonzero(lab < 0))}
+            if groups is not None:
+                row["components"] = st.n_clusters
+                if i == len(states) - 1:
+                    row["K"] = len(groups)
             if truth is not None and np.any(truth >= 0):
                 row.update(_scores(truth, lab))
             rows.append(row)
@@ -156,11 +238,35 @@ def animation_frames(runs: list[Run], coords: np.ndarray, sample: np.ndarray | N
         shown = run.shown if run.estimator is not None else run.final
         said = {"step": int(shown.iteration), "K": int(shown.n_clusters),
                 "last": int(shown.iteration) == int(run.final.iteration)}
+        said_labels = shown.labels
+        if groups is not None and said["last"]:
+            said.update(K=len(groups), components=int(shown.n_clusters))
+            said_labels = matched[-1]
         if truth is not None and np.any(truth >= 0):
-            said.update(_scores(truth, shown.labels))
+            said.update(_scores(truth, said_labels))
         reported.append(said)
+        all_groups.append(groups)
     n_frames = max((len(s) for s in sweeps), default=0)
-    return Frames(algorithms, sweeps, colours, ellipses, info, n_frames, history, endings, reported)
+    return Frames(algorithms, sweeps, colours, ellipses, info, n_frames, history, endings, reported, all_groups)
+
+
+def _same_partition(a, b) -> bool:
+    """Whether two labellings are the same partition (up to renumbering)."""
+    a, b = np.asarray(a), np.asarray(b)
+    pairs = np.unique(np.column_stack([a, b]), axis=0)
+    return len(pairs) == len(np.unique(a)) == len(np.unique(b))
+
+
+def _model_of(data, run: Run):
+    """The fitted model of ``run`` when its estimator groups components (``merge`` set) and it
+    reached every row; else None (nothing to group)."""
+    est = run.estimator
+    if est is None or getattr(est, "merge", None) is None or run.stopped:
+        return None
+    try:
+        return fitted_model(data, run)
+    except ValueError:
+        return None
 
 
 #: How a recorded run ended, as the animation's last frame says it.
@@ -201,7 +307,11 @@ def frame_label(frames: Frames, f: int) -> str:
     parts = []
     for a, name in enumerate(frames.algorithms):
         step, ended = frame_state(frames, a, f)
-        parts.append(f"{name} {step_word(name)} {step}" + (f" ({ended})" if ended else ""))
+        part = f"{name} {step_word(name)} {step}" + (f" ({ended})" if ended else "")
+        groups = frames.groups[a] if a < len(frames.groups) else None
+        if groups is not None and int(f) >= len(frames.info[a]) - 1:
+            part += f", its components grouped into {len(groups)} clusters ({groups_text(groups, most=6)})"
+        parts.append(part)
     return f"frame {int(f) + 1} of {frames.n_frames}: " + " · ".join(parts)
 
 
@@ -215,6 +325,8 @@ def summary_rows(runs: list[Run], frames: Frames) -> list[dict]:
         row = {"algorithm": r.algorithm, "K": said["K"],
                "partition": "last step" if said["last"] else f"most probable ({step_word(r.algorithm)} {said['step']})",
                "steps": int(r.final.iteration), "seconds": round(float(r.seconds), 3)}
+        if "components" in said:
+            row["components"] = said["components"]
         if "nmi" in said:
             row.update(NMI=round(float(said["nmi"]), 3), ARI=round(float(said["ari"]), 3))
         rows.append(row)

@@ -10,11 +10,62 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+import html as _html
+import math
+import re
+
 from explorer.animation import Frames, frame_state, step_word
 
 __all__ = ["PALETTE", "UNVISITED", "UNVISITED_LABEL", "colour_index", "animation_figure", "trace_figure",
            "scatter_figure", "bic_figure", "n0_figure", "cv_figure", "heatmap_figure", "sequence_figure",
-           "trajectory_figure"]
+           "trajectory_figure", "plain_number", "plain_numbers", "count_axis", "animation_html", "static_image",
+           "midnight_dates"]
+
+
+def plain_number(x, digits: int = 3) -> str:
+    """``x`` as a person writes it (issue 27: "N0 = 1e+03"): up to ``digits`` significant digits,
+    thousands separated ("1,000", "12,300", "0.3", "2.5"), no exponent from 1e-4 to below 1e15."""
+    try:
+        x = float(x)
+    except (TypeError, ValueError):
+        return str(x)
+    if not math.isfinite(x):
+        return "–" if math.isnan(x) else ("∞" if x > 0 else "−∞")
+    if x == 0:
+        return "0"
+    r = float(f"{x:.{digits}g}")
+    if not 1e-4 <= abs(r) < 1e15:
+        return f"{r:.{digits}g}"
+    decimals = max(digits - 1 - math.floor(math.log10(abs(r))), 0)
+    text = f"{r:,.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+_EXPONENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)e([+-]\d+)\b")
+
+
+def plain_numbers(text: str) -> str:
+    """Every number written with an exponent in ``text`` ("N0 = 1e+03") written plainly ("N0 = 1,000")."""
+    return _EXPONENT.sub(lambda m: plain_number(float(m.group(0)), max(len(m.group(1).replace(".", "")), 1)), str(text))
+
+
+def count_axis(values) -> dict:
+    """Axis settings for a count (K, clusters): whole-number ticks only (issue 27: K axes read 2.2,
+    2.4 clusters); one tick per value over a short range."""
+    v = np.asarray(pd.to_numeric(pd.Series(np.ravel(values)), errors="coerce"), dtype=float)
+    v = v[np.isfinite(v)]
+    span = float(v.max() - v.min()) if v.size else 0.0
+    return {"tickformat": ",d", "dtick": 1, "tick0": 0} if span <= 10 else {"tickformat": ",d"}
+
+
+def midnight_dates(x) -> bool:
+    """True when ``x`` holds dates (datetime64) whose times are all midnight: shown as dates alone
+    (issue 27: dates read "2024-03-01 00:00:00")."""
+    s = pd.Series(np.asarray(x).ravel()) if not isinstance(x, pd.Series) else x
+    if not pd.api.types.is_datetime64_any_dtype(s):
+        return False
+    s = s.dropna()
+    return bool((s == s.dt.normalize()).all())
 
 #: Cluster colours (colour id modulo its length): distinguishable, colour-blind-aware first eight.
 #: No black or white: every colour must read on Streamlit's light and dark backgrounds alike.
@@ -89,8 +140,12 @@ def _title(frames: Frames, a: int, f: int, settings: dict | None = None) -> str:
     row = info.iloc[min(f, len(info) - 1)]
     step, ended = frame_state(frames, a, f)
     name = frames.algorithms[a]
-    extra = f" ({settings[name]})" if settings and settings.get(name) else ""
-    text = f"<b>{name}</b>{extra}<br>{_step_word(name)} {step}{f' ({ended})' if ended else ''} · K = {int(row['K'])}"
+    extra = f" ({_html.escape(plain_numbers(settings[name]))})" if settings and settings.get(name) else ""
+    groups = frames.groups[a] if a < len(frames.groups) else None
+    merged = groups is not None and min(f, len(info) - 1) == len(info) - 1
+    k_text = (f"K = {int(row['K'])} cluster{'s' if int(row['K']) != 1 else ''} of {int(row['components'])} components"
+              if merged else f"K = {int(row['K'])}")
+    text = f"<b>{_html.escape(name)}</b>{extra}<br>{_step_word(name)} {step}{f' ({ended})' if ended else ''} · {k_text}"
     unvisited = int(row["unvisited"]) if "unvisited" in info else 0
     if unvisited:  # drawn grey (UNVISITED)
         text += f" · {unvisited:,} {UNVISITED_LABEL}"
@@ -101,9 +156,18 @@ def _title(frames: Frames, a: int, f: int, settings: dict | None = None) -> str:
     said = frames.reported[a] if a < len(frames.reported) else None
     if ended and said and not said["last"] and said["K"] != int(row["K"]):
         lines.append(f"reports {_step_word(name)} {said['step']}: K = {said['K']}")
+    if merged:  # which components each cluster joins, in the cluster's colour (issue 24)
+        lines.append(" ".join(f"<span style='color:{PALETTE[c % len(PALETTE)]}'>●</span>" + _components(m)
+                              for c, m in groups if len(m) > 1))
     if lines:
         text += "<br>" + " · ".join(lines)
     return text
+
+
+def _components(members, most: int = 4) -> str:
+    """Components "0+3+5", cut after ``most`` ("0+5+6+7+… (18)")."""
+    shown = "+".join(map(str, members[:most]))
+    return shown + (f"+… ({len(members)})" if len(members) > most else "")
 
 
 def _grid(n_panels: int) -> tuple[int, int]:
@@ -224,6 +288,31 @@ def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int 
     return go.Figure(data=fig.data, layout=fig.layout, frames=anim, _validate=False)
 
 
+def static_image(fig: go.Figure) -> go.Figure:
+    """``fig`` as one still picture: without Plotly's frames, ▶ Play / ❚❚ Pause and the frame slider,
+    which do nothing in a PNG or SVG (issue 27: the animation's image showed dead controls); the
+    bottom margin they took is given back."""
+    still = go.Figure(data=fig.data, layout=fig.layout, _validate=False)
+    if fig.layout.updatemenus or fig.layout.sliders:
+        still.layout.updatemenus, still.layout.sliders = (), ()
+        still.layout.margin.b = _AXIS_PX
+        still.layout.height = (fig.layout.height or 0) - _CONTROLS_PX or None
+    return still
+
+
+def animation_html(fig: go.Figure, title: str, caption: str) -> str:
+    """A self-contained HTML page of ``fig`` (Plotly included, opens offline) with a title (the
+    page's and a heading) and a one-line caption saying what it shows (issue 27: the exported file
+    had neither). ``title`` and ``caption`` are plain text (escaped here)."""
+    body = fig.to_html(include_plotlyjs=True, full_html=False, auto_play=False)
+    t, c = _html.escape(str(title)), _html.escape(str(caption))
+    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            f"<title>{t}</title>\n"
+            "<style>body{font-family:system-ui,sans-serif;margin:1.5em;} h1{font-size:1.3em;margin:0 0 .3em;} "
+            "p.caption{color:#555;margin:0 0 1em;}</style>\n</head>\n<body>\n"
+            f"<h1>{t}</h1>\n<p class=\"caption\">{c}</p>\n{body}\n</body>\n</html>\n")
+
+
 def _shared_axes(fig, axis_names, rows: int, cols: int, A: int) -> None:
     """Axis titles, one scale for every panel (the first panel's), equal x and y scales."""
     fig.update_xaxes(title_text=axis_names[0], title_standoff=4, showgrid=True, zeroline=False)
@@ -257,6 +346,7 @@ def trace_figure(frames: Frames, height: int = 300) -> go.Figure:
                                  line={"color": colour}, showlegend=False, name=f"{frames.algorithms[a]} objective"),
                       row=2, col=a + 1)
         fig.update_xaxes(title_text="sweep", row=2, col=a + 1)
+        fig.update_yaxes(row=1, col=a + 1, **count_axis(info["K"]))
     fig.update_annotations(font_size=12)
     fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 30, "b": 10})
     return fig
@@ -302,6 +392,7 @@ def n0_figure(table: pd.DataFrame, best: float | None = None) -> go.Figure:
     fig.add_trace(go.Scatter(x=table["N0"], y=table[y], mode="lines+markers", showlegend=False), row=1, col=1)
     if "K" in table:
         fig.add_trace(go.Scatter(x=table["N0"], y=table["K"], mode="lines+markers", showlegend=False), row=1, col=2)
+        fig.update_yaxes(row=1, col=2, **count_axis(table["K"]))
     if best is not None:
         for c in (1, 2):
             fig.add_vline(x=best, line_dash="dash", line_color=PALETTE[5], row=1, col=c)
@@ -401,17 +492,21 @@ def sequence_figure(x, series, series_name: str, runs, frame: int = -1, truth=No
     heights = [0.4] + [0.6 / max(len(shown), 1)] * len(shown)
     fig = make_subplots(rows=rows, cols=1, shared_xaxes=True, vertical_spacing=0.06, row_heights=heights,
                         subplot_titles=[f"<b>{series_name}</b>"] + [title for _, title, _ in shown])
+    dates = midnight_dates(x)
     x = np.asarray(x)
+    x_hover = "%{x|%Y-%m-%d}" if dates else "%{x}"  # a date alone, without 00:00:00 (issue 27)
     fig.add_trace(go.Scattergl(x=x, y=np.asarray(series, dtype=float), mode="lines", line={"color": "#7F7F7F",
                                "width": 1}, name=str(series_name), showlegend=False), row=1, col=1)
     for row, (name, _, labels) in enumerate(shown, start=2):
         labels = np.asarray(labels)
         fig.add_trace(go.Heatmap(x=x, z=[colour_index(labels)], customdata=[labels], colorscale=_colourscale(),
                                  zmin=-0.5, zmax=len(PALETTE) + 0.5, showscale=False, name=name,
-                                 hovertemplate="%{x}: state %{customdata}<extra>" + name + "</extra>"),
+                                 hovertemplate=x_hover + ": state %{customdata}<extra>" + name + "</extra>"),
                       row=row, col=1)
         fig.update_yaxes(showticklabels=False, row=row, col=1)
     fig.update_xaxes(title_text=x_title, row=rows, col=1)
+    if dates:
+        fig.update_xaxes(hoverformat="%Y-%m-%d")
     fig.update_annotations(font_size=12)
     controls = animate and n_shown > 1
     fig.update_layout(height=(height or 160 + 90 * rows) + (70 if controls else 0),
@@ -470,6 +565,8 @@ def trajectory_figure(long: pd.DataFrame, clusters: pd.DataFrame, x_title: str =
                                  name=f"cluster {int(c['cluster'])} mean", legendgroup=str(int(c["cluster"]))))
     fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 10, "b": 10}, xaxis_title=x_title,
                       yaxis_title=y_title, legend_title_text="cluster")
+    if midnight_dates(long["time"]):
+        fig.update_xaxes(hoverformat="%Y-%m-%d")  # a date alone, without 00:00:00 (issue 27)
     fig.update_xaxes(showgrid=True)
     fig.update_yaxes(showgrid=True)
     return fig

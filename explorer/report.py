@@ -301,10 +301,33 @@ def imputed_rows(data: AppData, labels, filled: pd.DataFrame, was_missing: pd.Da
     names = np.asarray(filled.columns, dtype=object)
     table = pd.DataFrame({id_name: ids.to_numpy()[rows], "cluster": labels[rows],
                           "filled": [", ".join(map(str, names[m])) for m in missing[rows]]})
-    table = pd.concat([table, values[rows].reset_index(drop=True)], axis=1)
+    shown = values[rows].reset_index(drop=True)
+    for j, c in enumerate(shown.columns):  # filled values to a sensible precision (issue 27: six decimals)
+        if pd.api.types.is_numeric_dtype(shown[c]):
+            observed = values[c].to_numpy(dtype=float)[~missing[:, j]]
+            shown[c] = _rounded_for_display(shown[c].to_numpy(dtype=float), observed)
+    table = pd.concat([table, shown], axis=1)
     mask = pd.DataFrame(False, index=table.index, columns=table.columns)
     mask.loc[:, list(filled.columns)] = missing[rows]
     return table, mask
+
+
+def _decimals(x: np.ndarray, most: int = 6) -> int:
+    """The fewest decimals (up to ``most``) that write every finite value of ``x`` as it is."""
+    x = x[np.isfinite(x)]
+    for d in range(most + 1):
+        if np.allclose(np.round(x, d), x, rtol=1e-9, atol=1e-12):
+            return d
+    return most
+
+
+def _rounded_for_display(x: np.ndarray, observed: np.ndarray, digits: int = 3) -> np.ndarray:
+    """A column's values for display: to one decimal more than its observed values need (a filled
+    mean of whole numbers reads 47.3), and at least ``digits`` significant digits, at most 6 decimals."""
+    base = _decimals(observed) if np.isfinite(observed).any() else 0
+    typical = np.nanmedian(np.abs(x[np.isfinite(x) & (x != 0)])) if np.any(np.isfinite(x) & (x != 0)) else 1.0
+    sig = max(digits - 1 - int(np.floor(np.log10(typical))), 0)
+    return np.round(x, min(max(base + 1, sig), 6))
 
 
 def expected_clusters_curve(n0_values, n_max: int, points: int = 60) -> pd.DataFrame:

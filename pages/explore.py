@@ -313,7 +313,7 @@ with right:
     def draw_so_far() -> None:
         """The finished algorithms' panels at their last step, while the others run."""
         finished = [done[n] for n in algorithms if n in done]
-        so_far = animation.animation_frames(finished, coords, sample, d.truth)
+        so_far = animation.animation_frames(finished, coords, sample, d.truth, data=d)
         fig = figures.animation_figure(so_far, shown_coords, axis_names, start=so_far.n_frames - 1,
                                        show_ellipses=ellipses, controls=False,
                                        settings={r.algorithm: controls.caption(registry.algorithm(r.algorithm),
@@ -339,7 +339,7 @@ with right:
                     if name == "DP-means" and match_k:
                         target, lam, reached = matched[name]
                         note = "" if reached else f" (K = {target} could not be reached exactly; closest kept)"
-                        notes.append(f"DP-means λ = {lam:.3g}, chosen to give MAP-DP's K = {target}{note}.")
+                        notes.append(f"DP-means λ = {lam:.3g}, chosen to give MAP-DP's K = {target} (its components){note}.")
                         chosen_params[name] = {**chosen_params[name], "lam": lam}
                     done[name] = common.run(name, params)
                 if place is not None:
@@ -350,7 +350,7 @@ with right:
                         notes[-1] = (notes[-1][:-1] + f"; with these restarts DP-means ends at K = {got}, since the "
                                      f"λ search found K = {target} on its own run.")
                     if lambda_slot is not None:  # the settings column says the λ that runs, and the K it gives
-                        lambda_slot.caption(f"λ for DP-means: chosen to match MAP-DP's K = {target}: λ = {lam:.3g}, "
+                        lambda_slot.caption(f"λ for DP-means: chosen to match MAP-DP's K = {target} (its components): λ = {lam:.3g}, "
                                             f"which gives DP-means K = {got}"
                                             + ("." if got == target else " (not exactly MAP-DP's K: see under the "
                                                                          "chart)."))
@@ -370,7 +370,7 @@ with right:
             working.warning(f"{r.algorithm} was stopped by the time limit after "
                             f"{runner.count_steps(r.estimator.step, len(r.states))}; it shows what it reached "
                             "(its last frame says “stopped”).")
-    frames = animation.animation_frames(runs, coords, sample, d.truth)
+    frames = animation.animation_frames(runs, coords, sample, d.truth, data=d)  # merged clusters on the last frame
     if len(sample) < d.n_rows:
         notes.append(f"Showing {len(sample):,} of {d.n_rows:,} rows, drawn at random so the page stays quick; "
                     "the algorithms use every row and the ellipses are computed from all of them.")
@@ -404,7 +404,9 @@ with right:
     def animation_html() -> bytes:
         """Every algorithm shown, side by side, with Play and the frame slider, in one file that opens offline."""
         whole = figures.animation_figure(frames, coords[sample], axis_names, show_ellipses=ellipses, settings=settings)
-        return whole.to_html(include_plotlyjs=True, full_html=True, auto_play=False).encode()
+        about = (f"{d.name}: {', '.join(algorithms)}, every frame ({len(sample):,} of {d.n_rows:,} rows shown; axes "
+                 f"{' and '.join(map(str, axis_names))}).")
+        return figures.animation_html(whole, f"MAP-DP Explorer: {d.name}", about).encode()
 
     st.download_button("Download the animation (self-contained HTML)", animation_html, "mapdp_explore.html",
                        "text/html", key="download_animation", on_click="ignore", icon=":material/download:",

@@ -1,9 +1,9 @@
 """Home: what MAP-DP does, in plain words and one picture, and the six one-click demos."""
 import streamlit as st
 
-from explorer import figures, report
+from explorer import animation, figures, report
 from mapdp_core.data.synthetic import PLOS_SCENARIOS
-from ui import common
+from ui import common, player
 
 st.title("MAP-DP Explorer")
 common.image_format_choice()
@@ -18,12 +18,26 @@ st.markdown(
 )
 
 frames, coords, names = common.demo_frames(common.DEFAULT_SCENARIO)
-st.plotly_chart(figures.animation_figure(frames, coords, names, height=420), width="stretch",
-                key="home_picture", config=common.chart_config("kmeans_fails"))
+
+
+def _draw(frame: int) -> None:
+    # the page owns the frame (ui.player): the chart carries no Plotly Play/slider, so the camera
+    # button's PNG or SVG shows the picture alone (issue 27: dead Play/Pause controls in the image)
+    st.plotly_chart(figures.animation_figure(frames, coords, names, start=frame, height=420, controls=False,
+                                             settings={"MAP-DP": "N0 = 3"}),
+                    width="stretch", key="home_picture", config=common.chart_config("kmeans_fails"))
+
+
+player.player(frames.n_frames, ("home", common.DEFAULT_SCENARIO), _draw, lambda f: animation.frame_label(frames, f),
+              keys=player.Keys("home_frame"))
 st.caption(f"PLOS Section {common.DEFAULT_SCENARIO}: three round clusters holding 69 %, 29 % and 2 % of the points. "
-           "Given the right K = 3, K-means still splits the big cluster to make the groups more equal; MAP-DP "
-           "(N0 = 3, the paper's value, started from one cluster), "
-           "not told K, finds the three. Press ▶ Play to watch both converge.")
+           "Given the right K = 3, K-means still splits the big cluster to make the groups more equal; MAP-DP, "
+           "not told K, finds the three. Press Play to watch both converge. **This picture runs MAP-DP at N0 = 3**, "
+           "the paper's value, started from one cluster; **Explore opens at the N0 that MAPDP() chooses from the "
+           "data** (and starts from its search's partition), so its panels can differ from this one.")
+st.caption("The NMIs in the panels are this app's: its own random draw of the scenario (4,000 points) and K-means' best of 3 k-means++ restarts. The NMIs quoted below are the paper's "
+           "(Table 1), from the paper's own sample and K-means runs, so the two differ (K-means' NMI depends on the "
+           "sample drawn and on where its restarts begin).")
 
 
 def _demos(sections) -> None:
@@ -31,7 +45,8 @@ def _demos(sections) -> None:
     for i, section in enumerate(sections):
         with cols[i % 3]:
             st.markdown(f"**{section}** {PLOS_SCENARIOS[section]} K-means' NMI in the paper: "
-                        f"{report.PLOS_KMEANS_NMI[section]:.2f}.")
+                        f"{report.PLOS_KMEANS_NMI[section]:.2f} (on the paper's own sample; the app draws its own "
+                        "and runs K-means with its own restarts, so Explore and Compare show their own NMI).")
             if st.button(f"Open scenario {section}", key=f"demo_{section}"):
                 common.set_data(common.scenario(section), origin=common.scenario_origin(section))
                 st.switch_page("pages/explore.py")

@@ -14,7 +14,7 @@ common.image_format_choice()
 params, run, model = common.fitted_mapdp()
 labels = model.labels_
 raw, profiled = report.profile_inputs(d)  # a wide table: its principal components, and the columns ranked below
-st.caption(f"{common.escape_markdown(d.name, 120)}: MAP-DP with N0 = {params['N0']:g} (change it on Explore or Tune) "
+st.caption(f"{common.escape_markdown(d.name, 120)}: MAP-DP with N0 = {figures.plain_number(params['N0'])} (change it on Explore or Tune) "
            f"found **{model.n_clusters_} cluster{'s' if model.n_clusters_ != 1 else ''}** among {d.n_rows:,} rows. "
            "Every row is kept, gaps included.")
 common.show_components(model)
@@ -120,13 +120,20 @@ c2.download_button("Profiles (CSV)", csv_bytes(prof.tidy), "profiles.csv", "text
                    key="download_profiles")
 coords, names = common.cached("view", {"features": None}, lambda: sources.projection(d))
 sample = sources.display_sample(d.n_rows)
-frames = animation.animation_frames([run], coords, sample, d.truth)
+frames = animation.animation_frames([run], coords, sample, d.truth, models=[model])  # last frame: the clusters
 
 
 def _figure_html() -> bytes:
     """Built when the button is pressed: the page does not carry a 5 MB file on every run."""
-    return figures.animation_figure(frames, coords[sample], names).to_html(include_plotlyjs=True, full_html=True,
-                                                                           auto_play=False).encode()
+    settings = {"MAP-DP": f"N0 = {figures.plain_number(params['N0'])}"}
+    fig = figures.animation_figure(frames, coords[sample], names, settings=settings)
+    merged = frames.groups[0]
+    caption = (f"{d.name}: MAP-DP, N0 = {figures.plain_number(params['N0'])}, prior spread × "
+               f"{figures.plain_number(params.get('spread', 1.0))}, {params.get('restarts', 1)} restart(s), seed "
+               f"{params.get('seed', 0)}; every sweep on {len(sample):,} of {d.n_rows:,} rows, in the view "
+               f"{names[0]} / {names[1]}"
+               + (f"; the last frame colours the clusters ({animation.groups_text(merged)})." if merged else "."))
+    return figures.animation_html(fig, f"MAP-DP clusters of {d.name}", caption).encode()
 
 
 c3.download_button("Animated figure (self-contained HTML)", _figure_html, "mapdp_clusters.html", "text/html",

@@ -449,7 +449,7 @@ def show_components(model) -> None:
                 f"each other at least {100 * float(model.merge_cutoff_):g} % of the time form one cluster (Hennig 2010), "
                 f"so there are **{model.n_clusters_} clusters**: "
                 + "; ".join(f"cluster {k} = component{'s' if ',' in g else ''} {g}" for k, g in enumerate(groups))
-                + ". The animation shows the components.")
+                + ". The animation's sweeps show the components; its last frame colours them by cluster.")
 
 
 def show_k_evidence(page: str) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from explorer.figures import plain_number
 from mapdp_core.core.estimator import Control
 from ui import common
 from ui.common import widget_key
@@ -63,7 +64,7 @@ def caption(algorithm_cls, params: dict) -> str:
     for name, spec in algorithm_cls.ui.items():
         if name in params and spec.short:
             v = params[name]
-            parts.append(f"{spec.short} = {v:.3g}" if isinstance(v, float) else f"{spec.short} = {v}")
+            parts.append(f"{spec.short} = {plain_number(v)}" if isinstance(v, float) else f"{spec.short} = {v}")
     return ", ".join(parts)
 
 

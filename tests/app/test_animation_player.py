@@ -173,7 +173,8 @@ def test_each_algorithm_counts_frames_in_its_own_units(at):
     """Issue 27: the slider read "sweep 46" (DP-means' passes) beside MAP-DP's "sweep 7 (done)"."""
     last = _last(at)
     label = [c.value for c in at.caption if c.value.startswith("frame ")][0]
-    assert re.fullmatch(rf"frame {last + 1} of {last + 1}: MAP-DP sweep \d+ \(converged\) · K-means iteration \d+ "
+    assert re.fullmatch(rf"frame {last + 1} of {last + 1}: MAP-DP sweep \d+ \(converged\)(, its components grouped into \d+ clusters "
+                        r"\([^)]*\))? · K-means iteration \d+ "
                         r"\((converged|step limit)\) · DP-means pass \d+ \((converged|step limit)\)", label), label
     steps = dict(re.findall(r"(MAP-DP|K-means|DP-means) (?:sweep|iteration|pass) (\d+)", label))
     titles = _titles(at)
@@ -189,15 +190,17 @@ def test_dpmeans_lambda_is_said_once_with_the_k_it_reaches(at):
     title and the note under the chart say the same λ."""
     said = [c.value for c in at.caption if c.value.startswith("λ for DP-means: chosen to match MAP-DP's K")]
     assert len(said) == 1
-    m = re.fullmatch(r"λ for DP-means: chosen to match MAP-DP's K = (\d+): λ = ([\d.e+-]+), which gives DP-means "
+    m = re.fullmatch(r"λ for DP-means: chosen to match MAP-DP's K = (\d+) \(its components\): λ = ([\d.e+-]+), "
+                     r"which gives DP-means "
                      r"K = (\d+)(\.| \(not exactly MAP-DP's K: see under the chart\)\.)", said[0])
     assert m, said[0]
     target, lam, got = int(m.group(1)), m.group(2), int(m.group(3))
     table = _table(at, {"algorithm", "K"}).set_index("algorithm")
-    assert int(table.loc["MAP-DP", "K"]) == target and int(table.loc["DP-means", "K"]) == got
+    components = table.loc["MAP-DP", "components"] if "components" in table.columns else table.loc["MAP-DP", "K"]
+    assert int(components) == target and int(table.loc["DP-means", "K"]) == got  # merged: K counts clusters
     assert _titles(at)[2].startswith(f"<b>DP-means</b> (λ = {lam})")
     note = [c.value for c in at.caption if c.value.startswith("DP-means λ = ")]
-    assert len(note) == 1 and note[0].startswith(f"DP-means λ = {lam}, chosen to give MAP-DP's K = {target}")
+    assert len(note) == 1 and note[0].startswith(f"DP-means λ = {lam}, chosen to give MAP-DP's K = {target} (its components)")
     assert (f"ends at K = {got}" in note[0]) == (got != target)
 
 

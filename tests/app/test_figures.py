@@ -229,3 +229,62 @@ def test_a_sampler_says_which_partition_it_reports_in_its_panel_and_the_table():
     row = animation.summary_rows([kmeans], fk)[0]
     assert row["partition"] == "last step" and row["NMI"] == round(float(fk.info[0]["nmi"].iloc[-1]), 3)
     assert "reports" not in figures.animation_figure(fk, coords, names).layout.annotations[0].text
+
+
+@pytest.fixture(scope="module")
+def merged_run():
+    """MAP-DP over-split on purpose (a large N0, a narrow prior) with components grouped into clusters."""
+    d = sources.scenario_data("5.3", n=400, seed=0)
+    choice = runner.auto_settings(d)
+    params = {**runner.mapdp_settings(choice, N0=10.0, spread=0.1), "merge": 0.2}
+    run = runner.run(d, "MAP-DP", params, choice=choice)
+    model = runner.fitted_model(d, run)
+    assert len(model.merges_) and model.n_clusters_ < model.n_components_
+    coords, names = sources.projection(d)
+    return d, run, model, coords, names
+
+
+def test_the_last_frame_of_merged_components_is_coloured_by_cluster(merged_run):
+    # issue 24: the animation coloured the components; the last frame shows the clusters a person reads
+    d, run, model, coords, names = merged_run
+    fr = animation.animation_frames([run, runner.run_kmeans(d, 3)], coords, None, d.truth, models=[model, None])
+    last, before = fr.colours[0][-1], fr.colours[0][-2]
+    assert len(np.unique(last)) == model.n_clusters_
+    assert len(np.unique(before)) == model.n_components_
+    # one colour per cluster: the rows of every component of a cluster share it
+    for k in range(model.n_clusters_):
+        assert len(np.unique(last[model.labels_ == k])) == 1
+    groups = fr.groups[0]
+    assert fr.groups[1] is None and len(groups) == model.n_clusters_
+    for k, (colour, members) in enumerate(groups):
+        assert list(members) == list(np.flatnonzero(model.cluster_of_component_ == k))
+        assert np.all(last[model.labels_ == k] == colour)
+        # the cluster's largest component already wears the cluster's colour before the merge
+        sizes = np.bincount(model.component_labels_, minlength=model.n_components_)
+        largest = members[int(np.argmax(sizes[list(members)]))]
+        assert np.all(before[model.component_labels_ == largest] == colour)
+    said = fr.reported[0]
+    assert said["K"] == model.n_clusters_ and said["components"] == model.n_components_
+    assert fr.info[0]["K"].iloc[-1] == model.n_clusters_
+    # the same from the data alone (Explore passes the data set)
+    assert animation.animation_frames([run], coords, None, d.truth, data=d).groups[0] == groups
+
+
+def test_the_panel_and_the_frame_label_say_which_components_form_each_cluster(merged_run):
+    d, run, model, coords, names = merged_run
+    fr = animation.animation_frames([run], coords, None, d.truth, models=[model])
+    fig = figures.animation_figure(fr, coords, names)
+    last = fig.frames[-1].layout.annotations[0].text
+    assert f"K = {model.n_clusters_} clusters of {model.n_components_} components" in last
+    joined = [m for _, m in fr.groups[0] if len(m) > 1]
+    assert "●" + "+".join(map(str, joined[0][:4])) in last.replace("</span>", "")
+    assert "components" not in fig.frames[0].layout.annotations[0].text  # earlier frames: the components
+    label = animation.frame_label(fr, fr.n_frames - 1)
+    assert f"grouped into {model.n_clusters_} clusters" in label and "cluster 0 = component" in label
+    rows = animation.summary_rows([run], fr)
+    assert rows[0]["K"] == model.n_clusters_ and rows[0]["components"] == model.n_components_
+
+
+def test_without_merges_the_frames_are_unchanged(frames_and_view):
+    fr, coords, names = frames_and_view
+    assert fr.groups == [None, None]
