@@ -76,9 +76,9 @@ SELECTION_CAVEAT = (
     "where the features differ, so the tests find differences by construction: their p-values are far too small "
     "(\u201cdouble dipping\u201d), and even data with no subtypes at all give \u201csignificant\u201d differences "
     "between the clusters found. Read the ranking as a description of which features separate these clusters, "
-    "not as evidence that the subtypes exist or as a confirmatory test. A valid test needs the clusters found on "
-    "one part of the rows and tested on the other (sample splitting), new data, or a selective-inference test "
-    "(Gao, Bien & Witten 2022).")
+    "not as evidence that the subtypes exist or as a confirmatory test. A valid test needs new data or a "
+    "selective-inference test (Gao, Bien & Witten 2022); splitting the rows is not enough, since the tested half "
+    "is still assigned to clusters by its own features (it only makes the p-values less extreme).")
 
 _ROLE_WORDS = {"feature": "clustered", "identifier": "identifier (names the rows; not clustered)",
                "label": "label (known classes; compared with the clusters, not clustered)",

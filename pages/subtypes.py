@@ -4,7 +4,7 @@ import streamlit as st
 
 from explorer import animation, figures, report, sources, subtype_report
 from mapdp_core.data.loading.export import csv_bytes
-from mapdp_core.evaluation.profiles import cluster_profiles, feature_tests
+from mapdp_core.evaluation.profiles import cluster_profiles, feature_tests, split_sample_tests
 from mapdp_core.evaluation.stability import cluster_stability
 from ui import common
 
@@ -73,6 +73,25 @@ st.caption("One test per feature across clusters (Welch t / Mann-Whitney / Krusk
 if tests is not None:
     st.warning(f"**Read these as a description, not as proof of subtypes.** {subtype_report.SELECTION_CAVEAT}")
     st.dataframe(report.tests_for_display(tests), hide_index=True, width="stretch", key="sub_tests")
+    with st.expander("Test on rows the clusters were not formed from (sample splitting)"):
+        st.caption("MAP-DP is refitted, with the same settings, on a random half of the rows (half A); the other half "
+                   "(half B) is assigned to half A's clusters and only half B is tested. This removes the fit to the "
+                   "tested rows' own noise, at the cost of half the rows, and half A's clusters may differ from "
+                   "those above. It is not a full cure: half B is still sorted by its own features, so a feature "
+                   "that decides the assignment can still look different with no subtypes at all (Gao, Bien & "
+                   "Witten, JASA 2022). Read it beside the stability above.")
+        if st.button("Refit on half the rows and test the other half", key="split_tests_run") or \
+                common.has_cached("split_tests", params):
+            try:
+                with st.spinner("Refitting on half the rows..."):
+                    split = common.cached("split_tests", params, lambda: split_sample_tests(model, raw, profiled))
+            except ValueError as exc:
+                common.plain_error(exc, "The split-sample tests could not be computed")
+            else:
+                st.caption(split.attrs["message"])  # the library's own sentence: nothing the user typed
+                if len(split):
+                    st.dataframe(report.tests_for_display(split), hide_index=True, width="stretch",
+                                 key="sub_split_tests")
 elif model.n_clusters_ < 2:
     st.info("MAP-DP found one cluster at these settings, so there is nothing to test between clusters; a larger N0 "
             "or a narrower prior spread on Explore asks for more.")

@@ -35,7 +35,7 @@ from mapdp_core.families import FAMILIES
 from mapdp_core.data.loading import suggest_roles_and_families
 from mapdp_core.core.spec import _groups
 
-__all__ = ["Profiles", "bh_adjust", "cluster_profiles", "feature_kinds", "feature_tests"]
+__all__ = ["Profiles", "bh_adjust", "cluster_profiles", "feature_kinds", "feature_tests", "split_sample_tests"]
 
 _KIND = {name: family.profile_kind for name, family in FAMILIES.items()}
 from mapdp_core.core.encoding import YES_TOKENS as _YES  # noqa: E402  (the same yes-words prepare encodes with)
@@ -346,3 +346,110 @@ def feature_tests(df, labels, likelihood=None, alpha: float = 0.05, method: str 
     cols = ["rank", "feature", "kind", "test", "statistic", "p_value", "q_value", "significant", "effect_size",
             "effect", "n_used", "note"]
     return out.sort_values("rank")[cols].reset_index(drop=True)
+
+
+# ----------------------------------------------------------------------------- sample splitting
+
+SPLIT_MIN_ROWS = 20
+
+
+def split_sample_tests(model, df, likelihood=None, *, fraction: float = 0.5, random_state=0, alpha: float = 0.05,
+                       method: str = "auto", n_init: int = 2) -> pd.DataFrame:
+    """:func:`feature_tests` on rows the clusters were not formed from (sample splitting).
+
+    Why. :func:`feature_tests` on the rows MAP-DP clustered tests the features the clusters
+    were formed from: a clustering finds the groups that differ most, so the tests then
+    "find" differences even in data with no groups at all (p down to 1e-200 on one Gaussian
+    blob cut in two). This is the selective-inference problem of Gao, Bien & Witten (2022),
+    "Selective inference for hierarchical clustering", JASA, who condition on the clustering;
+    the simpler remedy they compare against is sample splitting, given here.
+
+    How. The rows are split at random: ``fraction`` of them (half A) are clustered again
+    with the fitted model's settings held fixed (its likelihood, prior and N0, as chosen or
+    given; the same refit as :func:`~mapdp_core.evaluation.stability.cluster_stability`), and
+    the other rows (half B) are assigned by that half-A model's ``predict`` (-1: a new
+    cluster). The tests then run on half B only.
+
+    What it does not fix, and the cost. Half B's clusters come from half A's rule, but the
+    rule is applied to half B's own features, so a feature that decides the assignment
+    still differs between half B's groups when the data have no groups (Gao, Bien & Witten,
+    Section 1: sample splitting does not control the type I error for clusters). It removes
+    the fit to half B's noise, not the selection; read small p-values as "half A's rule
+    sorts new rows by this feature", and weigh them with the stability of the clusters. It
+    costs half the rows (less power), and half A's clusters may differ from the full fit's
+    (other K, other numbering): the table describes half A's clusters, not the full fit's.
+
+    Parameters
+    ----------
+    model : fitted MAPDP
+    df : DataFrame
+        The features as shown to a reader, one row per row the model was fitted on, in the
+        same order (as for :func:`feature_tests`).
+    likelihood : optional
+        As for :func:`feature_tests`.
+    fraction : float in (0, 1), default 0.5
+        Share of the rows in half A.
+    random_state : int, Generator or None
+    alpha, method
+        As for :func:`feature_tests`.
+    n_init : int, default 2
+        Restarts of the half-A refit.
+
+    Returns
+    -------
+    DataFrame
+        :func:`feature_tests`' columns (empty when nothing could be tested), with
+        ``attrs["rows_used"]``, ``attrs["rows_fit"]``, ``attrs["clusters_fit"]`` (K on half A),
+        ``attrs["clusters_tested"]`` and ``attrs["message"]`` (what was done, or why nothing
+        was tested, in a plain sentence).
+    """
+    import warnings
+
+    from sklearn.utils.validation import check_is_fitted
+
+    from mapdp_core.core.validation import check_int, check_real
+    from mapdp_core.evaluation.stability import _refit_arguments
+    from mapdp_core.models.mapdp import MAPDP
+
+    check_is_fitted(model, "labels_")
+    df, _ = _check(df, np.asarray(model.labels_))
+    fraction = check_real(fraction, "fraction", positive=True)
+    if not fraction < 1:
+        raise ValueError(f"fraction must be below 1 (a share of the rows), got {fraction!r}.")
+    n_init = check_int(n_init, "n_init", 1)
+    cols = ["rank", "feature", "kind", "test", "statistic", "p_value", "q_value", "significant", "effect_size",
+            "effect", "n_used", "note"]
+
+    def empty(message, **info):
+        out = pd.DataFrame(columns=cols)
+        out.attrs.update({"rows_used": 0, "rows_fit": 0, "clusters_fit": 0, "clusters_tested": 0, **info,
+                          "message": message})
+        return out
+
+    N = len(df)
+    if N < SPLIT_MIN_ROWS:
+        return empty(f"Only {N} rows: splitting them leaves too few to test on (sample splitting needs at least "
+                     f"{SPLIT_MIN_ROWS}).")
+    X, fam, prior = _refit_arguments(model)
+    rng = np.random.default_rng(random_state)
+    m = min(N - 2, max(2, int(round(fraction * N))))
+    order = rng.permutation(N)
+    rows_a, rows_b = np.sort(order[:m]), np.sort(order[m:])
+    refit = MAPDP(N0=model.N0_, likelihood=fam, prior=prior, n_init=n_init,
+                  random_state=int(rng.integers(0, 2**31 - 1)), tol=model.tol, max_iter=model.max_iter,
+                  merge=getattr(model, "merge_cutoff_", None)).fit(X.iloc[rows_a].reset_index(drop=True))
+    with warnings.catch_warnings():  # a category half A never saw is scored as missing; fine here
+        warnings.simplefilter("ignore")
+        labels_b = np.asarray(refit.predict(X.iloc[rows_b].reset_index(drop=True)))
+    info = {"rows_used": int(rows_b.size), "rows_fit": int(rows_a.size), "clusters_fit": int(refit.n_clusters_),
+            "clusters_tested": int(np.unique(labels_b).size)}
+    if info["clusters_tested"] < 2:
+        return empty(f"MAP-DP refitted on {rows_a.size:,} rows (half A) found {refit.n_clusters_} cluster"
+                     f"{'s' if refit.n_clusters_ != 1 else ''}, and the other {rows_b.size:,} rows all fell in one, "
+                     "so there is nothing to test between clusters on rows they were not formed from.", **info)
+    out = feature_tests(df.iloc[rows_b].reset_index(drop=True), labels_b, likelihood, alpha=alpha, method=method)
+    out.attrs.update(info, message=(
+        f"Clusters formed on {rows_a.size:,} random rows (half A: K = {refit.n_clusters_} with the same settings); "
+        f"tested on the other {rows_b.size:,} rows (half B), each assigned to half A's most probable cluster"
+        + (f" ({int(np.sum(labels_b < 0))} to a new one)" if np.any(labels_b < 0) else "") + "."))
+    return out
