@@ -67,7 +67,7 @@ with left:
     if gaussian:
         common.init_widget("w_spread", _nearest(SPREAD_OPTIONS, common.setting("spread", 1.0)))
         spread = st.select_slider(
-            "Prior cluster spread, × chosen", options=SPREAD_OPTIONS, key="w_spread",
+            controls.SPREAD_NAME.capitalize(), options=SPREAD_OPTIONS, key="w_spread",
             help=f"Multiplies the within-cluster (co)variance the prior expects for every Gaussian feature, from the "
                  f"value chosen from the data ({choice.spread:g} × the empirical-Bayes default): above 1 asks for "
                  "wider, hence fewer, clusters.")
@@ -77,7 +77,7 @@ with left:
     if others:
         common.init_widget("w_weight", _nearest(WEIGHT_OPTIONS, common.setting("weight", 1.0)))
         weight = st.select_slider(
-            "Prior weight of the other features, × chosen", options=WEIGHT_OPTIONS, key="w_weight",
+            controls.WEIGHT_NAME.capitalize() + " (yes/no, scores, categories, counts)", options=WEIGHT_OPTIONS, key="w_weight",
             help="For yes/no, score, category and count features the prior is a guess about each cluster's "
                  "proportions or rates that weighs like a few observations; this multiplies that weight. "
                  "Lighter lets small differences between clusters count.")
@@ -93,8 +93,8 @@ with left:
     # may take MAP-DP's K instead of its own lambda
     chosen_params = {"MAP-DP": runner.mapdp_settings(choice, n0, spread, weight, common.start_setting(),
                                                      bool(common.setting("merge", True)))}
-    st.caption(f"Chosen from the data by the exact joint evidence: N0 = {choice.N0:g}, spread × {choice.spread:g}, "
-               f"weight × {choice.weight:g}"
+    st.caption(f"Chosen from the data by the exact joint evidence: N0 = {choice.N0:g}; prior spread {choice.spread:g} "
+               f"and weight {choice.weight:g} × the empirical-Bayes defaults (the sliders' × 1 chosen)"
                + (", the real-valued features as one correlated block" if choice.structure == "joint" else "")
                + (f" (searched on {choice.rows_searched:,} of {d.n_rows:,} rows)" if choice.rows_searched < d.n_rows
                   else "") + ". The Tune page shows the search.")
@@ -192,13 +192,13 @@ with left:
     with st.expander("Save, load or share these settings"):
         st.caption("Settings only (N0, the prior, the algorithms and theirs, restarts, seed): never the data.")
         everything = st.session_state.get("settings", {})
-        st.download_button("Download the settings (JSON)", sharing.settings_to_json(everything).encode(),
+        st.download_button("Download the settings (JSON)", sharing.settings_to_json(everything, chosen=choice).encode(),
                            "mapdp_settings.json", "application/json", key="download_settings", on_click="ignore")
         loaded = st.file_uploader("Load settings (JSON)", type=["json"], key="w_settings_file")
         if loaded is not None and st.session_state.get("settings_file_used") != loaded.file_id:
             st.session_state["settings_file_used"] = loaded.file_id  # applied once, not at every rerun
             try:
-                new_settings, ignored = sharing.settings_from_json(loaded.getvalue())
+                new_settings, ignored = sharing.settings_from_json(loaded.getvalue(), chosen=choice)
             except ValueError as exc:
                 common.plain_error(exc, f"'{loaded.name}' was not loaded")
             else:
@@ -213,7 +213,7 @@ with left:
         if "settings_loaded" in st.session_state:
             st.success(st.session_state.pop("settings_loaded"))
         if st.button("Put these settings in the address bar", key="share_settings", icon=":material/link:"):
-            st.query_params.from_dict(sharing.settings_to_query(everything))
+            st.query_params.from_dict(sharing.settings_to_query(everything, chosen=choice))
             st.success("The address bar now holds a link with these settings: copy it to share them. Whoever opens "
                        "it gets these settings on their own data (the link carries no data).")
 

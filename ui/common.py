@@ -174,8 +174,11 @@ def settings_from_link() -> None:
     params = {k: st.query_params.get(k) for k in st.query_params.keys()}
     if not params:
         return
+    # a link written on Explore carries the prior's knobs × the empirical-Bayes default: they become
+    # × chosen against this session's data, which needs its automatic choice (the search, cached)
+    absolute = str(params.get(sharing.RELATIVE_TO, "")).strip().lower() == "default"
     try:
-        settings, _ = sharing.settings_from_query(params)
+        settings, _ = sharing.settings_from_query(params, chosen=auto_choice() if absolute else None)
     except ValueError as exc:
         st.session_state["link_problem"] = f"The link's settings were not used: {escape_markdown(exc)}"
         return
