@@ -107,10 +107,10 @@ else:
         tables.keep_uploaded_cells(table, up.getvalue(), report)
         for w in getattr(report, "warnings", []) or []:
             st.warning(w)
-        st.write(f"Read **{len(table):,} rows × {table.shape[1]} columns** from {name}.")
+        st.write(f"Read **{len(table):,} rows × {table.shape[1]} columns** from {common.escape_markdown(name, 200)}.")
     elif kept:
         table, name = kept["upload_table"], kept["upload_name"]
-        st.info(f"In use: **{name}**, uploaded earlier in this session ({len(table):,} rows × {table.shape[1]} "
+        st.info(f"In use: **{common.escape_markdown(name, 200)}**, uploaded earlier in this session ({len(table):,} rows × {table.shape[1]} "
                 "columns, held in this session's memory only). Upload a file to replace it.")
     if table is not None:
         suggested = suggest_roles_and_families(table)
@@ -154,16 +154,16 @@ else:
                                                     name=name, zeros_as_missing=list(zeros) or None),
                                 origin={"w_data_source": source, "upload_name": name, "upload_table": table,
                                         "w_upload_std": standardize, "w_upload_zeros": list(zeros)})
-                st.success(f"Using {name}.")
+                st.success(f"Using {common.escape_markdown(name, 200)}.")
             except (DataLoadError, ValueError) as exc:
                 common.plain_error(exc, "These settings do not work with this table")
 
 d = common.data()
 st.divider()
-st.subheader(f"Current data: {d.name}")
+st.subheader(f"Current data: {common.escape_markdown(d.name, 200)}")
 made = common.data_origin()
 how = {"Built-in": "built-in data set", "Simulated": "simulated", "Upload a table": "uploaded table"}
-st.caption(f"Source: {how.get(made.get('w_data_source'), 'loaded elsewhere')}. {d.description}")
+st.caption(f"Source: {how.get(made.get('w_data_source'), 'loaded elsewhere')}. {common.escape_markdown(d.description, 1000)}")
 for note in d.notes:
     st.warning(note)
 common.sequence_role_choice()  # optional: for the Sequences page only

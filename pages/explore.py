@@ -13,7 +13,7 @@ from ui import common, controls, player
 
 d = common.data()
 st.title("Explore")
-st.caption(d.description)
+st.caption(common.escape_markdown(d.description, 1000))
 common.image_format_choice()
 if "link_problem" in st.session_state:  # a sentence whose quotes of the link are escaped (common.settings_from_link)
     st.warning(st.session_state.pop("link_problem"))

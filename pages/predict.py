@@ -12,7 +12,7 @@ from ui import common
 d = common.data()
 st.title("Predict")
 params, _, model = common.fitted_mapdp()
-st.caption(f"{d.name}: MAP-DP with N0 = {params['N0']:g} found {model.n_clusters_} clusters. A new row goes to the "
+st.caption(f"{common.escape_markdown(d.name, 200)}: MAP-DP with N0 = {params['N0']:g} found {model.n_clusters_} clusters. A new row goes to the "
            "cluster of highest posterior probability, N_k f(x | cluster k), or to a new cluster, N0 f(x | prior), "
            "when that is higher (PLOS Appendix E). Missing values are allowed: they are left out.")
 
