@@ -3,7 +3,9 @@ on ``sys.path``)."""
 from __future__ import annotations
 
 import statistics
+import subprocess
 import time
+from pathlib import Path
 
 REPEAT_BELOW = 5.0  # seconds: shorter measurements are repeated ...
 REPEATS = 3  # ... and the median of this many is reported
@@ -22,3 +24,12 @@ def timed(fn):
             result = fn()
             times.append(time.perf_counter() - t0)
     return statistics.median(times), result
+
+
+def git_commit() -> str:
+    """The repository's HEAD as a short hash, for a result's header ("unknown" outside a checkout)."""
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=Path(__file__).resolve().parents[1],
+                              capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"

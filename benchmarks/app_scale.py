@@ -22,21 +22,14 @@ import datetime
 import io
 import os
 import platform
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from _timing import git_commit  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
 
-
-def _commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                              text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def main() -> None:
@@ -54,7 +47,7 @@ def main() -> None:
 
     print(f"The app at scale (issue 13), {datetime.date.today()}; command: python benchmarks/app_scale.py "
           + " ".join(sys.argv[1:]))
-    print(f"machine: {os.cpu_count()} cores, {platform.machine()}, {platform.system()}; commit {_commit()}; "
+    print(f"machine: {os.cpu_count()} cores, {platform.machine()}, {platform.system()}; commit {git_commit()}; "
           f"python {platform.python_version()}, numpy {np.__version__}")
     print(f"data: PLOS scenario {args.scenario}, {args.rows:,} rows, D = 2; Explore with its defaults "
           f"(MAP-DP, K-means, DP-means; 3 restarts; time limit {args.budget:g} s per algorithm)\n")

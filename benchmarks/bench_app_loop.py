@@ -39,15 +39,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from _timing import git_commit  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
 APP = str(ROOT / "app.py")
 
-
-def _commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                              text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def _ok(at) -> None:
@@ -233,7 +227,7 @@ def main() -> None:
         profile_text = out.getvalue()
 
     load = os.getloadavg()
-    print(f"# bench_app_loop  {datetime.date.today()}  commit {_commit()}  {platform.node()}  "
+    print(f"# bench_app_loop  {datetime.date.today()}  commit {git_commit()}  {platform.node()}  "
           f"{os.cpu_count()} cores  load {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     print(f"# PLOS 5.2, {d.n_rows:,} rows; algorithms {', '.join(r.algorithm for r in runs)}; kernels loaded in "
           f"{warm:.2f} s; first page run (automatic choice + every run) {first:.2f} s")

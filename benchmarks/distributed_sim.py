@@ -31,7 +31,6 @@ from __future__ import annotations
 import datetime
 import os
 import platform
-import subprocess
 import sys
 import time
 import warnings
@@ -41,6 +40,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from _timing import git_commit  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
 
 from mapdp_core import MAPDP  # noqa: E402
 from mapdp_core.models.mapdp import RESTART_ROWS  # noqa: E402
@@ -56,13 +56,6 @@ BANDWIDTH = 1e9 / 8         # bytes/s (1 Gbit/s)
 CASES = [("5.4", 2, 400_000), ("5.4", 2, 4_000_000), ("5.6", 2, 400_000), ("5.6", 2, 4_000_000),
          ("5.2", 10, 400_000)]
 
-
-def _commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
-                              check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def data(section: str, D: int, N: int):
@@ -92,7 +85,7 @@ def main() -> None:
     warnings.filterwarnings("ignore")
     print(f"MAP-DP beyond one machine: a measured simulation (issue 13), {datetime.date.today()}; "
           "command: python benchmarks/distributed_sim.py")
-    print(f"machine: {os.cpu_count()} cores, {platform.machine()}; commit {_commit()}; "
+    print(f"machine: {os.cpu_count()} cores, {platform.machine()}; commit {git_commit()}; "
           f"python {platform.python_version()}, numpy {np.__version__}")
     print(f"model: B = {ROUND_ROWS:,} rows per worker per round, latency {LATENCY * 1e3:g} ms per round, "
           f"{BANDWIDTH * 8 / 1e9:g} Gbit/s; P = workers\n")

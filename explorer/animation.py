@@ -4,6 +4,8 @@ and NMI/ARI per frame) as :class:`Frames`; :mod:`explorer.figures` draws them.
 """
 from __future__ import annotations
 
+import weakref
+
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -257,16 +259,23 @@ def _same_partition(a, b) -> bool:
     return len(pairs) == len(np.unique(a)) == len(np.unique(b))
 
 
+#: The fitted model of each recorded run, made once: a page draws the same runs' frames at every
+#: rerun (a slider move), and the model (every row scored for the grouping) does not change.
+_FITTED_OF_RUN: "weakref.WeakKeyDictionary[Run, object]" = weakref.WeakKeyDictionary()
+
+
 def _model_of(data, run: Run):
     """The fitted model of ``run`` when its estimator groups components (``merge`` set) and it
     reached every row; else None (nothing to group)."""
     est = run.estimator
     if est is None or getattr(est, "merge", None) is None or run.stopped:
         return None
-    try:
-        return fitted_model(data, run)
-    except ValueError:
-        return None
+    if run not in _FITTED_OF_RUN:
+        try:
+            _FITTED_OF_RUN[run] = fitted_model(data, run)
+        except ValueError:
+            _FITTED_OF_RUN[run] = None
+    return _FITTED_OF_RUN[run]
 
 
 #: How a recorded run ended, as the animation's last frame says it.

@@ -188,8 +188,8 @@ def top_features(data: AppData, labels, n: int = 25) -> pd.DataFrame:
     seen = ~np.isnan(V)
     count = seen.sum(axis=0)
     mean = np.where(count > 0, np.nansum(V, axis=0) / np.maximum(count, 1), np.nan)
-    sd = np.sqrt(np.nansum((V - mean) ** 2, axis=0) / np.maximum(count, 1))
     total = np.nansum((V - mean) ** 2, axis=0)
+    sd = np.sqrt(total / np.maximum(count, 1))
     between = np.zeros(V.shape[1])
     shifts = []
     for k in ids:

@@ -24,6 +24,15 @@ def ok(at: AppTest):
     assert not at.error, [e.value for e in at.error]
 
 
+def simulate_clinical(at: AppTest, n: int = 300) -> None:
+    """Make the session's data the Data page's simulated clinical table (mixed types with gaps)."""
+    at.switch_page("pages/data.py").run()
+    at.radio(key="w_data_source").set_value("Simulated").run()
+    at.selectbox(key="w_generator").set_value("Clinical patients, mixed types with gaps").run()
+    at.number_input(key="w_gen_cl_n").set_value(n).run()
+    at.button(key="generate").click().run()
+
+
 def _chart_proto(at: AppTest, key: str):
     for chart in at.get("plotly_chart"):
         if chart.proto.id and key in chart.proto.id:

@@ -143,15 +143,19 @@ def _labels_ok(labels, n_rows: int, reference=None) -> None:
             (labels, reference)
 
 
-def _run(action, check=None):
-    """``action()`` ends in a clear error (None) or its result, which ``check`` accepts."""
+def _run(action, check=None, must_fail=None):
+    """``action()`` ends in a clear error (None) or its result, which ``check`` accepts. With
+    ``must_fail`` (a word), only an error whose message holds that word passes."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
             result = action()
         except (ValueError, TypeError) as exc:
             _clear_error(exc)
+            if must_fail is not None:
+                assert must_fail.lower() in str(exc).lower(), f"message does not name {must_fail!r}: {exc}"
             return None
+    assert must_fail is None, f"accepted what should be refused ({must_fail}): {result!r}"
     if check is not None:
         check(result)
     return result

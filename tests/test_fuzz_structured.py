@@ -34,7 +34,7 @@ from mapdp_core.models.hdp_hmm import HardHDPHMM
 from mapdp_core.models.hdp_hmm_direct import HardHDPHMMDirect
 from mapdp_core.models.ihmm import MAPIHMM
 from mapdp_core.models.mixed_effects import MixedEffectsMAPDP
-from test_fuzz import BASE, N, ODD_NEW, ODD_X, _clear_error, _rows
+from test_fuzz import BASE, N, ODD_NEW, ODD_X, _clear_error, _rows, _run
 
 SEQ = {
     "MAP-iHMM": lambda **kw: MAPIHMM(**{"N0": 1.0, "likelihood": "normal_wishart", "init": "mapdp", "max_iter": 10,
@@ -63,24 +63,6 @@ def _fit_ok(model, n_rows, reference=None) -> None:
     assert model.n_clusters_ == len(np.unique(labels)) and labels.max() == model.n_clusters_ - 1
     score = getattr(model, "neg_log_joint_", getattr(model, "objective_", None))
     assert score is not None and np.isfinite(score), score
-
-
-def _run(action, check=None, must_fail=None):
-    """``action()`` ends in a clear error (None) or its result, which ``check`` accepts. With
-    ``must_fail`` (a word), only an error whose message holds that word passes."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            result = action()
-        except (ValueError, TypeError) as exc:
-            _clear_error(exc)
-            if must_fail is not None:
-                assert must_fail.lower() in str(exc).lower(), f"message does not name {must_fail!r}: {exc}"
-            return None
-    assert must_fail is None, f"accepted what should be refused ({must_fail}): {result!r}"
-    if check is not None:
-        check(result)
-    return result
 
 
 _REFERENCE: dict = {}

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from apptools import chart as _chart
 from apptools import chart_config as _config
 from apptools import ok as _ok
-from apptools import start
+from apptools import simulate_clinical, start
 from apptools import table as _table
 from mapdp_core import n0_for_expected_clusters
 from explorer import report, sharing
@@ -142,11 +142,7 @@ def test_data_page_shows_the_data_loaded_and_keeps_edits_across_pages(at):
 
 
 def test_data_page_keeps_the_generator_that_made_the_data(at):
-    at.switch_page("pages/data.py").run()
-    at.radio(key="w_data_source").set_value("Simulated").run()
-    at.selectbox(key="w_generator").set_value("Clinical patients, mixed types with gaps").run()
-    at.number_input(key="w_gen_cl_n").set_value(300).run()
-    at.button(key="generate").click().run()
+    simulate_clinical(at)
     at.switch_page("pages/home.py").run()
     at.switch_page("pages/data.py").run()
     _ok(at)
@@ -220,11 +216,7 @@ def test_a_long_comparison_warns_with_an_estimate_and_waits_for_a_click(at):
 # ----------------------------------------------------------------------------- 6, 7. Subtypes
 
 def test_subtypes_tables_read_plainly(at):
-    at.switch_page("pages/data.py").run()
-    at.radio(key="w_data_source").set_value("Simulated").run()
-    at.selectbox(key="w_generator").set_value("Clinical patients, mixed types with gaps").run()
-    at.number_input(key="w_gen_cl_n").set_value(300).run()
-    at.button(key="generate").click().run()
+    simulate_clinical(at)
     at.switch_page("pages/subtypes.py").run()
     _ok(at)
     d = at.session_state["data"]

@@ -1,5 +1,5 @@
 """Subtypes: the split-sample tests under the tests table (issue 27, circular p-values)."""
-from apptools import ok, start
+from apptools import ok, simulate_clinical, start
 
 
 def _tests_tables(at) -> list:
@@ -9,11 +9,7 @@ def _tests_tables(at) -> list:
 
 def test_the_split_sample_button_shows_the_held_out_tests_and_keeps_them():
     at = start(300)
-    at.switch_page("pages/data.py").run()
-    at.radio(key="w_data_source").set_value("Simulated").run()
-    at.selectbox(key="w_generator").set_value("Clinical patients, mixed types with gaps").run()
-    at.number_input(key="w_gen_cl_n").set_value(300).run()
-    at.button(key="generate").click().run()
+    simulate_clinical(at)
     at.switch_page("pages/subtypes.py").run()
     ok(at)
     assert any("sample splitting" in e.label for e in at.expander)

@@ -155,11 +155,10 @@ def _plain_numbers(df: pd.DataFrame, feats: list, family: dict, zero_cols: set) 
     otherwise cost a few pandas calls each. An infinite value is left to the careful path,
     which says so in a note."""
     recoded = {"bernoulli", "categorical", "binomial"}
-    cols = [c for c, t in zip(df.columns, df.dtypes)
-            if c in family and family[c] in FAMILIES and family[c] not in recoded and c not in zero_cols
-            and isinstance(t, np.dtype) and t.kind in "fiu"]
     wanted = set(feats)
-    cols = [c for c in cols if c in wanted]
+    cols = [c for c, t in zip(df.columns, df.dtypes)
+            if c in wanted and family.get(c) in FAMILIES and family[c] not in recoded and c not in zero_cols
+            and isinstance(t, np.dtype) and t.kind in "fiu"]
     if not cols:
         return {}
     M = df[cols].to_numpy(dtype=float)
