@@ -277,8 +277,8 @@ def codes_of(values, labels: list, name, *, match_text: bool = False, unseen: li
                 text.setdefault(str(float(label)), float(code))
     out, unknown = [], []
     for position, v in enumerate(values):
-        if v is None or (isinstance(v, (float, np.floating)) and np.isnan(v)):
-            out.append(np.nan)
+        if v is None or v is pd.NA or v is pd.NaT or (isinstance(v, (float, np.floating)) and np.isnan(v)):
+            out.append(np.nan)  # pd.NA: a gap in a column of pandas' string or nullable dtypes
             continue
         try:
             code = exact.get(v)

@@ -118,6 +118,17 @@ def check_seed(seed, name: str = "seed") -> np.random.Generator:
     return np.random.default_rng(int(seed))
 
 
+def is_dask_collection(X) -> bool:
+    """Whether ``X`` is a Dask collection (checked without importing Dask when it is not loaded)."""
+    import sys
+
+    if "dask" not in sys.modules:
+        return False
+    import dask
+
+    return dask.is_dask_collection(X)
+
+
 def make_rng(random_state) -> np.random.Generator:
     """:func:`check_seed` under the scikit-learn name ``random_state``."""
     return check_seed(random_state, "random_state")

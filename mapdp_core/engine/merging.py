@@ -28,7 +28,7 @@ from scipy.special import logsumexp
 from mapdp_core.core.spec import ParsedData
 from mapdp_core.engine.model_data import ModelData
 
-__all__ = ["MERGE_CUTOFF", "merge_components", "posterior_weights"]
+__all__ = ["MERGE_CUTOFF", "merge_components", "posterior_weights", "posterior_weights_from"]
 
 #: ``MAPDP(merge="auto")``'s cutoff: merge two clusters while a row of one is given to the other
 #: with at least this probability. Chosen on the 24 tuning tables of ``benchmarks/defaults.py``
@@ -45,10 +45,17 @@ def posterior_weights(parsed: ParsedData, labels: np.ndarray, chunk: int = 65536
     labels = np.asarray(labels, dtype=np.int64)
     model = ModelData(parsed)
     K = model.start(labels)
+    return posterior_weights_from(model, K, parsed.X, chunk)
+
+
+def posterior_weights_from(model: ModelData, K: int, X: np.ndarray, chunk: int = 65536) -> np.ndarray:
+    """tau (rows of ``X`` x K) of :func:`posterior_weights` from the statistics ``model`` holds
+    (the K fitted components), for any rows ``X`` of its columns: a table fitted in parts
+    measures the overlaps on a uniform sample of its rows."""
     log_n = np.log(model.cnt[:K])
-    tau = np.empty((len(labels), K))
-    for lo in range(0, len(labels), chunk):
-        nlp, _ = model.score_rows(parsed.X[lo:lo + chunk], K)
+    tau = np.empty((len(X), K))
+    for lo in range(0, len(X), chunk):
+        nlp, _ = model.score_rows(X[lo:lo + chunk], K)
         logw = log_n[None, :] - nlp
         tau[lo:lo + chunk] = np.exp(logw - logsumexp(logw, axis=1, keepdims=True))
     return tau
@@ -80,7 +87,6 @@ def merge_components(parsed: ParsedData, labels: np.ndarray, cutoff: float = MER
         "0+3" and "1"), ``misclassification`` (the larger of p(i | j) and p(j | i) that
         triggered it) and ``clusters`` (how many are left).
     """
-    labels = np.asarray(labels, dtype=np.int64)
     tau = posterior_weights(parsed, labels) if tau is None else np.asarray(tau, dtype=float)
     K = tau.shape[1]
     groups = [[k] for k in range(K)]

@@ -8,11 +8,16 @@ opens more clusters than fit.
 from __future__ import annotations
 
 import math
+import os
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import numpy as np
+from numba import njit
 from scipy.special import gammaln
 
 from mapdp_core.kernels import dp_mixture
+from mapdp_core.kernels.cache import drop_stale_cache, families_digest
 from mapdp_core.families import KERNEL_SLOTS, SLOT_OF, categorical, gaussian_known, normal_wishart
 from mapdp_core.core.spec import ParsedData
 
@@ -23,6 +28,29 @@ _GA, _NW, _CA = (KERNEL_SLOTS.index(m) for m in (gaussian_known, normal_wishart,
 #: 10 000 categories keeps 160 kB per cluster, and a large N0 can open a cluster per row
 #: (20 000 rows took 16.8 GB at peak before this bound).
 MAX_CLUSTER_MEMORY = 2 ** 30
+
+
+#: new rows scored per thread at least: fewer are scored on the calling thread alone
+SCORE_THREAD_ROWS = 8192
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _score_row_range(lo, hi, K, empty_slot, fams, nlp_out, d_new, pconst):
+    """``dp_mixture.score_rows`` for rows lo..hi-1 only, without the GIL: the same inlined
+    per-row code (each row's values depend on that row and the statistics alone, so the
+    rows can be scored in parts by threads with the same numbers bit for bit)."""
+    for i in range(lo, hi):
+        for k in range(K):
+            nlp_out[i, k] = dp_mixture._nlp(i, k, fams)
+        k = empty_slot
+        d_new[i] = dp_mixture._nlp(i, k, fams)
+        pconst[i] = dp_mixture._pconst(i, fams)
+
+
+try:  # the kernel inlines the families' code from other files: see kernels/cache.py
+    drop_stale_cache(Path(_score_row_range._cache._cache_path), families_digest(), "model_data")
+except AttributeError:
+    pass
 
 
 def _concat_vectors(priors, key):
@@ -47,7 +75,7 @@ class ModelData:
 
         def cols(slot):
             c = [j for b in by_slot[slot] for j in b.columns]
-            return np.ascontiguousarray(X[:, c]) if c else np.zeros((N, 0))
+            return np.ascontiguousarray(np.take(X, c, axis=1)) if c else np.zeros((N, 0))  # a copy, as X[:, c]
 
         # Gaussian, known (co)variance: per block, to independent coordinates.
         self.transforms = [gaussian_known.Transform(b.prior, b.family) for b in by_slot[_GA]]
@@ -177,9 +205,20 @@ class ModelData:
         ga = self.fams[_GA]
         ga = (Y,) + ga[1:4] + tuple(rest) + ga[gaussian_known.N_FIXED:]
         fams = fams[:_GA] + (ga,) + fams[_GA + 1:]
-        nlp = np.empty((len(M), K))
-        d_prior, pconst = np.empty(len(M)), np.empty(len(M))
-        dp_mixture.score_rows(K, K, fams, nlp, d_prior, pconst)
+        n = len(M)
+        nlp = np.empty((n, K))
+        d_prior, pconst = np.empty(n), np.empty(n)
+        threads = max(1, min(os.cpu_count() or 1, 8, n // SCORE_THREAD_ROWS))
+        if threads == 1:
+            _score_row_range(0, n, K, K, fams, nlp, d_prior, pconst)
+        else:  # parts of the rows on threads, each with scratch arrays of its own
+            cuts = np.linspace(0, n, threads + 1).astype(np.int64)
+            with ThreadPoolExecutor(threads - 1) as pool:
+                jobs = [pool.submit(_score_row_range, cuts[j], cuts[j + 1], K, K, self.private_fams(fams), nlp,
+                                    d_prior, pconst) for j in range(1, threads)]
+                _score_row_range(cuts[0], cuts[1], K, K, fams, nlp, d_prior, pconst)
+                for job in jobs:
+                    job.result()
         pconst += jacobian
         return nlp + pconst[:, None], d_prior + pconst
 
@@ -193,39 +232,44 @@ class ModelData:
                      for module, fam in zip(KERNEL_SLOTS, fams))
 
     def neg_log_joint(self, K: int, n0: float, n_rows: int | None = None, pconst: float | None = None,
-                      labels: np.ndarray | None = None) -> float:
+                      labels: np.ndarray | None = None, nw_observed: np.ndarray | None = None) -> float:
         """Exact -ln p(X, z | N0, theta0) = -ln CRP(z; N0) - sum_k ln p(X_k | theta0).
 
         By default over every row; a one-pass method whose statistics hold only the ``n_rows``
         rows seen so far passes their number and the sum of their data-only constants (and its
         ``labels``, -1 for rows not seen). For a Normal-Wishart block with gaps, ln p(X_k) is
-        that of its observed entries (:meth:`log_marginals`)."""
+        that of its observed entries (:meth:`log_marginals`, which says what ``nw_observed`` is)."""
         n_rows = self.N if n_rows is None else n_rows
         if n_rows == 0:
             return 0.0
         sizes = self.cnt[:K]
         log_crp = (K * math.log(n0) + float(gammaln(sizes).sum())
                    + math.lgamma(n0) - math.lgamma(n0 + n_rows))
-        lm = self.log_marginals(K, labels)
+        lm = self.log_marginals(K, labels, nw_observed)
         return -log_crp - float(lm.sum()) + (self.pconst_total if pconst is None else pconst)
 
-    def log_marginals(self, K: int, labels: np.ndarray | None = None) -> np.ndarray:
+    def log_marginals(self, K: int, labels: np.ndarray | None = None,
+                      nw_observed: np.ndarray | None = None) -> np.ndarray:
         """ln p(X_k | theta0) for k < K, without the data-only constants: every family's closed
         form, except a Normal-Wishart block with gaps, whose term counts its observed cells only
         (``normal_wishart.observed_log_marginals``: the chain rule over each cluster's rows in
         the input's order, which needs ``labels``, by default the array ``start`` loaded). Without
         such labels (a caller that never called ``start`` nor passed them), that block's closed
-        form of the completed rows."""
+        form of the completed rows. ``nw_observed``: that block's terms computed elsewhere
+        (a table held in parts chains them part by part, :mod:`mapdp_core.engine.partitioned`),
+        added to the other families' closed forms."""
         lm = np.empty(K)
         labels = self.labels if labels is None else labels
-        if not (self.nw_gaps and labels is not None):
+        if nw_observed is None and not (self.nw_gaps and labels is not None):
             dp_mixture.log_marginals(K, self.fams, lm)
             return lm
         nw = self.fams[_NW]
         cap = nw[normal_wishart.N_FIXED].shape[0]
         others = self.fams[:_NW] + (normal_wishart.empty(self.N, cap),) + self.fams[_NW + 1:]
         dp_mixture.log_marginals(K, others, lm)
-        return lm + normal_wishart.observed_log_marginals(nw, labels, K, self.input_rows)
+        if nw_observed is None:
+            nw_observed = normal_wishart.observed_log_marginals(nw, labels, K, self.input_rows)
+        return lm + nw_observed
 
     def imputation_values(self, K: int) -> np.ndarray:
         """(K, D) value per cluster and column with which a missing entry is filled for display
@@ -284,6 +328,14 @@ def extend_partition(parsed_rows: ParsedData, labels: np.ndarray, M: np.ndarray,
     stays O(chunk x K)."""
     from mapdp_core.core.labels import relabel_by_first_appearance
 
+    return relabel_by_first_appearance(extension_labels(parsed_rows, labels, M, n0, keep, chunk))
+
+
+def extension_labels(parsed_rows: ParsedData, labels: np.ndarray, M: np.ndarray, n0: float,
+                     keep: tuple[np.ndarray, np.ndarray] | None = None, chunk: int = 65536) -> np.ndarray:
+    """:func:`extend_partition` before numbering by first appearance: the partition's own
+    cluster numbers, K for the new cluster. Each row's label depends on that row alone, so a
+    table's parts can be extended apart (the partitioned fit) and numbered together."""
     model = ModelData(parsed_rows)
     K = model.start(labels)
     log_counts = np.log(model.cnt[:K])
@@ -292,8 +344,11 @@ def extend_partition(parsed_rows: ParsedData, labels: np.ndarray, M: np.ndarray,
         nlp, nlp_prior = model.score_rows(M[lo:lo + chunk], K)
         logw = log_counts[None, :] - nlp
         best = np.argmax(logw, axis=1)
-        best[math.log(n0) - nlp_prior > logw.max(axis=1)] = K
+        # each row's largest value, read at its argmax: the same number as logw.max(axis=1),
+        # a NaN included (argmax gives a row's first NaN, max a NaN), at a fraction of the cost
+        top = np.take_along_axis(logw, best[:, None], axis=1)[:, 0]
+        best[math.log(n0) - nlp_prior > top] = K
         out[lo:lo + chunk] = best
     if keep is not None:
         out[keep[0]] = keep[1]
-    return relabel_by_first_appearance(out)
+    return out

@@ -375,14 +375,15 @@ def logml(k, fam):
 
 
 @njit(cache=True, _nrt=False)
-def _chain_log_marginals(rows, labels, K, X, fill, m0, c0, a0, L0, work, cnt, mean, chol, out):
+def _chain_log_marginals(rows, labels, K, X, fill, m0, c0, a0, L0, work, cnt, mean, chol, out, fresh):
     """out[k] = sum over the members i of cluster k (rows with labels[i] == k, in the order of
     ``rows``; other labels, such as -1 for rows not yet placed, are skipped) of
     ln f(x_i,obs | the completed members before i): the eq 20 Student-t of the observed entries,
     then fill[i] into the running statistics (cnt, mean, chol: K slots of scratch). O(N D^2),
-    plus O(p^2 D + p^3) for a row with gaps."""
+    plus O(p^2 D + p^3) for a row with gaps. ``fresh``: start from the prior (else continue
+    from the running statistics and terms passed in)."""
     D = X.shape[1]
-    for k in range(K):
+    for k in range(K if fresh else 0):
         out[k] = 0.0
         cnt[k] = 0.0
         for a in range(D):
@@ -420,15 +421,25 @@ def observed_log_marginals(fam, labels: np.ndarray, K: int, rows: np.ndarray | N
     observed entries and adding its completed values (the block's ``fill``, which must hold the
     values every member entered its cluster with, as ``move`` leaves it). Rows whose label is
     not in 0..K-1 are skipped. Equals ``logml`` when the block has no gap (up to rounding)."""
+    return chain_log_marginals(fam, labels, K, rows)[3]
+
+
+def chain_log_marginals(fam, labels: np.ndarray, K: int, rows: np.ndarray | None = None, carry=None):
+    """:func:`observed_log_marginals` over the rows of one part of a table, continuing the
+    chain where the previous part left it: ``carry`` (None for the first part) and the result
+    are (count, mean, Cholesky factor, ln p so far) per cluster, the last being the terms once
+    every part has passed in the table's row order."""
     X, m0, c0, a0, L0, _, fill = fam[:N_FIXED]
     N, D = X.shape
-    out = np.zeros(K)
+    fresh = carry is None
+    if fresh:
+        carry = (np.zeros(K), np.zeros((K, D)), np.zeros((K, D, D)), np.zeros(K))
     if D == 0 or K == 0:
-        return out
+        return carry
     rows = np.arange(N, dtype=np.int64) if rows is None else np.ascontiguousarray(rows, dtype=np.int64)
     _chain_log_marginals(rows, np.ascontiguousarray(labels, dtype=np.int64), K, X, fill, m0, float(c0), float(a0),
-                         L0, np.zeros((2 * D + 4, D)), np.zeros(K), np.zeros((K, D)), np.zeros((K, D, D)), out)
-    return out
+                         L0, np.zeros((2 * D + 4, D)), *carry, fresh)
+    return carry
 
 
 def check_data(X: np.ndarray, names, family: str = NAME) -> None:

@@ -170,9 +170,12 @@ def sweep(order, start, stop_at, labels, K, first_sweep, log_n0, d_new, pconst, 
     every other cluster 0..K-1 (+inf when empty, NaN where a pruning bound shows it loses to
     the own cluster), reads the statistics only and moves nothing (each thread passes ``fams``
     with scratch arrays of its own and a ``dirty`` of its own). Then one call visits the
-    block's rows in order with that ``pre`` and ``pre_k`` = K: a cluster whose statistics no
-    move of this call has touched (``dirty`` 0; the call zeroes it) still has exactly those
-    statistics, so its score is taken from ``pre`` bit for bit; the others are scored here. The
+    block's rows in order with that ``pre`` and ``pre_k`` = K: a cluster whose statistics have
+    not changed since ``pre`` was written (``dirty`` 0) still has exactly those statistics, so
+    its score is taken from ``pre`` bit for bit; the others are scored here. ``dirty`` comes in
+    marking the clusters changed since then (zeros when ``pre`` was written against the
+    statistics the call starts from; the partitioned sweep passes the clusters that earlier
+    partitions' moves changed) and leaves with this call's moves marked too. The
     argmin, ties and E are those of the plain sweep (``pre`` with zero rows). The scoring code
     is the same in both modes, so it is compiled once.
 
@@ -197,8 +200,6 @@ def sweep(order, start, stop_at, labels, K, first_sweep, log_n0, d_new, pconst, 
     # Normal-Gamma columns alone: a cluster is dropped as soon as a lower bound of its score
     # passes the best so far (below)
     ng_only = not sample and ng_X.shape[1] > 1 and n_columns == ng_X.shape[1]
-    for k in range(dirty.shape[0]):
-        dirty[k] = 0
     for t in range(start, stop_at):
         if K >= cap:
             return t, K, score_sum, n_changed

@@ -22,7 +22,8 @@ import numpy as np
 from mapdp_core.engine.merging import MERGE_CUTOFF
 from mapdp_core.engine.model_data import ModelData, extend_partition
 from mapdp_core.engine.sweeps import check_init, run_sweeps
-from mapdp_core.core.validation import check_bool, check_int, make_rng, reject_1d, restart_plan
+from mapdp_core.core.validation import (check_bool, check_int, is_dask_collection, make_rng, reject_1d,
+                                        restart_plan)
 from mapdp_core.families import FAMILIES
 from mapdp_core.core.estimator import (Control, Problem, StopFlag, SweepEstimator, best_restart, run_many,
                                        summarize_restart,
@@ -189,7 +190,9 @@ class MAPDP(SweepEstimator):
         which is the fit kept. Restarts that all end in the same basin cost a fraction of a
         full-data sweep each instead of several; the one full run still converges to a fixed
         point of the sweep on every row. "auto": :data:`RESTART_ROWS`. None: every restart on
-        every row (the paper's procedure).
+        every row (the paper's procedure). On a Dask collection: the size of the sample drawn
+        to this process (None: :data:`RESTART_ROWS`), on which the automatic choices and the
+        restarts run (:mod:`mapdp_core.models.partitioned_fit`).
     merge : "auto", float or None, default="auto"
         Clusters a person reads from MAP-DP's components: the components whose rows the fitted
         model itself cannot tell apart are grouped (Hennig 2010, "DEMP":
@@ -259,6 +262,10 @@ class MAPDP(SweepEstimator):
         defaults), N0, the rows the search used, and the rows on which the structure was
         checked again (large tables; 0 otherwise).
     %(n_features_in_)s
+    partitions_ : DataFrame
+        Only after fitting a Dask collection: per sweep over the parts, the rounds it took, the
+        rows it moved, K, the joint and the seconds since the sweeps began; ``attrs`` hold the
+        parts, rows, sample rows, seed and seconds.
     """
 
     name = "MAP-DP"
@@ -568,7 +575,13 @@ class MAPDP(SweepEstimator):
                     if not parsed.X.flags.writeable:  # e.g. a memory-mapped joblib load
                         parsed = copy.deepcopy(parsed)
                     model = ModelData(parsed)
-                    model.start(np.array(self.component_labels_, dtype=np.int64))  # leaves capacity > K
+                    stats = getattr(self, "_fitted_stats", None)
+                    if stats is None:
+                        model.start(np.array(self.component_labels_, dtype=np.int64))  # leaves capacity > K
+                    else:  # fitted in parts (a Dask collection): the statistics, not the rows, came here
+                        from mapdp_core.engine.partitioned import install
+
+                        install(model, stats)
                     holder.value = model
         return holder.value
 
@@ -639,6 +652,10 @@ class MAPDP(SweepEstimator):
         N0 f(x | theta0) (PLOS Appendix E). Missing values are marginalised; so is a category
         never seen in fitting, with an :class:`UnseenCategoryWarning` (see
         :meth:`unseen_categories`). Every row gets a distribution, however far out it lies."""
+        if is_dask_collection(X):  # lazily, part by part
+            from .partitioned_fit import lazily
+
+            return lazily(self, "predict_proba", X)
         logw = self._log_weights(X)  # checks first that the model is fitted
         logw -= logw.max(axis=1, keepdims=True)
         w = np.exp(logw)
@@ -654,6 +671,10 @@ class MAPDP(SweepEstimator):
         """MAP cluster of each new row (PLOS Appendix E, eq 34; with merged components, the
         cluster of highest summed probability); ``NEW_CLUSTER`` (-1) where a new cluster is the
         most probable."""
+        if is_dask_collection(X):  # lazily, part by part
+            from .partitioned_fit import lazily
+
+            return lazily(self, "predict", X)
         from sklearn.utils.validation import check_is_fitted
 
         check_is_fitted(self, "labels_")
@@ -666,13 +687,28 @@ class MAPDP(SweepEstimator):
     def score_samples(self, X) -> np.ndarray:
         """ln p(x | X, z, N0): the mixture predictive density of eq 33, sum_k N_k/(N0+N)
         f(x | theta_k) + N0/(N0+N) f(x | theta0), for each new row."""
+        if is_dask_collection(X):  # lazily, part by part
+            from .partitioned_fit import lazily
+
+            return lazily(self, "score_samples", X)
         logw = self._log_weights(X)
         top = logw.max(axis=1)
-        return top + np.log(np.exp(logw - top[:, None]).sum(axis=1)) - math.log(self.N0_ + len(self.labels_))
+        return top + np.log(np.exp(logw - top[:, None]).sum(axis=1)) - math.log(self.N0_ + self.component_sizes_.sum())
 
     def score(self, X, y=None) -> float:
         """Mean held-out log predictive density (for cross-validation of N0 and priors)."""
         return float(np.mean(self.score_samples(X)))
+
+    def fit(self, X, y=None):
+        """Fit to ``X``: a table in memory (any array or DataFrame), or a Dask array or DataFrame,
+        fitted exactly on the ``dask.distributed`` cluster its client runs
+        (:mod:`mapdp_core.models.partitioned_fit`: the rows stay on the workers, ``labels_`` is
+        then a Dask array, and ``partitions_`` says how the sweeps ran). ``y`` is ignored."""
+        if is_dask_collection(X):
+            from .partitioned_fit import fit_partitioned
+
+            return fit_partitioned(self, X, RESTART_ROWS)
+        return super().fit(X, y)
 
     def fit_predict(self, X, y=None):
         return self.fit(X).labels_

@@ -89,3 +89,16 @@ def test_predict_before_fit_and_wrong_width():
     m = MAPDP(N0=3.0, likelihood="normal_wishart", prior=None, n_init=1, shuffle=False).fit(blobs())
     with pytest.raises(ValueError, match="3 columns; the model was fitted on 2"):
         m.predict(np.zeros((1, 3)))
+
+
+def test_gaps_in_a_pandas_string_column_are_gaps_when_predicting():
+    """pandas' "string" (and nullable) dtypes mark a gap as pd.NA, not None: it is missing, not an
+    unseen category named "<NA>"."""
+    import pandas as pd
+
+    df = pd.DataFrame({"x": np.r_[np.zeros(20), np.full(20, 5.0)], "k": ["a", "b", None, "a"] * 10})
+    model = MAPDP(N0=1.0, likelihood={"x": "normal_gamma", "k": "categorical"}, prior=None).fit(df)
+    typed = df.astype({"k": "string"})
+    assert typed["k"].isna().sum() == 10
+    assert model.unseen_categories(typed).empty
+    np.testing.assert_array_equal(model.predict(typed), model.predict(df))
