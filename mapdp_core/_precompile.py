@@ -70,7 +70,7 @@ def compile_others() -> None:
     dp_mixture.move_rows(np.arange(N, dtype=np.int64), labels, 1, model.cnt, model.logcnt, model.fams)
     dp_mixture.log_marginals(1, model.fams, np.zeros(1))
     dp_mixture.cluster_nlp(0, 1, model.fams, np.zeros(1))
-    dp_mixture.score_rows(1, 1, model.fams, np.zeros((N, 1)), np.zeros(N), np.zeros(N))
+    dp_mixture.score_rows(0, N, 1, 1, model.fams, np.zeros((N, 1)), np.zeros(N), np.zeros(N))
     for name, cls in ALGORITHMS.items():
         hook = getattr(cls, "warm_up", None)
         if hook is not None and cls.precompile and name not in SWEEP_ALGORITHMS:

@@ -10,14 +10,11 @@ from __future__ import annotations
 import math
 import os
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import numpy as np
-from numba import njit
 from scipy.special import gammaln
 
 from mapdp_core.kernels import dp_mixture
-from mapdp_core.kernels.cache import drop_stale_cache, families_digest
 from mapdp_core.families import KERNEL_SLOTS, SLOT_OF, categorical, gaussian_known, normal_wishart
 from mapdp_core.core.spec import ParsedData
 
@@ -32,25 +29,6 @@ MAX_CLUSTER_MEMORY = 2 ** 30
 
 #: new rows scored per thread at least: fewer are scored on the calling thread alone
 SCORE_THREAD_ROWS = 8192
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def _score_row_range(lo, hi, K, empty_slot, fams, nlp_out, d_new, pconst):
-    """``dp_mixture.score_rows`` for rows lo..hi-1 only, without the GIL: the same inlined
-    per-row code (each row's values depend on that row and the statistics alone, so the
-    rows can be scored in parts by threads with the same numbers bit for bit)."""
-    for i in range(lo, hi):
-        for k in range(K):
-            nlp_out[i, k] = dp_mixture._nlp(i, k, fams)
-        k = empty_slot
-        d_new[i] = dp_mixture._nlp(i, k, fams)
-        pconst[i] = dp_mixture._pconst(i, fams)
-
-
-try:  # the kernel inlines the families' code from other files: see kernels/cache.py
-    drop_stale_cache(Path(_score_row_range._cache._cache_path), families_digest(), "model_data")
-except AttributeError:
-    pass
 
 
 def _concat_vectors(priors, key):
@@ -210,13 +188,13 @@ class ModelData:
         d_prior, pconst = np.empty(n), np.empty(n)
         threads = max(1, min(os.cpu_count() or 1, 8, n // SCORE_THREAD_ROWS))
         if threads == 1:
-            _score_row_range(0, n, K, K, fams, nlp, d_prior, pconst)
+            dp_mixture.score_rows(0, n, K, K, fams, nlp, d_prior, pconst)
         else:  # parts of the rows on threads, each with scratch arrays of its own
             cuts = np.linspace(0, n, threads + 1).astype(np.int64)
             with ThreadPoolExecutor(threads - 1) as pool:
-                jobs = [pool.submit(_score_row_range, cuts[j], cuts[j + 1], K, K, self.private_fams(fams), nlp,
+                jobs = [pool.submit(dp_mixture.score_rows, cuts[j], cuts[j + 1], K, K, self.private_fams(fams), nlp,
                                     d_prior, pconst) for j in range(1, threads)]
-                _score_row_range(cuts[0], cuts[1], K, K, fams, nlp, d_prior, pconst)
+                dp_mixture.score_rows(cuts[0], cuts[1], K, K, fams, nlp, d_prior, pconst)
                 for job in jobs:
                     job.result()
         pconst += jacobian

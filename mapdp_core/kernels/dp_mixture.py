@@ -402,12 +402,14 @@ def cluster_nlp(i, K, fams, out):
         out[k] = _nlp(i, k, fams)
 
 
-@njit(cache=True, _nrt=False)
-def score_rows(K, empty_slot, fams, nlp_out, d_new, pconst):
-    """For every row of the data in ``fams`` (new rows, fitted statistics): -ln f(x | theta_k)
+@njit(cache=True, nogil=True, _nrt=False)
+def score_rows(lo, hi, K, empty_slot, fams, nlp_out, d_new, pconst):
+    """For rows lo..hi-1 of the data in ``fams`` (new rows, fitted statistics): -ln f(x | theta_k)
     for k < K into ``nlp_out`` (rows x K), the prior predictive into ``d_new`` and the
-    data-only constants into ``pconst``. ``empty_slot`` must be a slot in the prior state."""
-    for i in range(d_new.shape[0]):
+    data-only constants into ``pconst``. ``empty_slot`` must be a slot in the prior state.
+    Each row's values depend on that row and the statistics alone, so threads may score
+    parts of the rows at once (without the GIL), each with scratch arrays of its own."""
+    for i in range(lo, hi):
         for k in range(K):
             nlp_out[i, k] = _nlp(i, k, fams)
         k = empty_slot
