@@ -93,9 +93,13 @@ def cost_per_score(section: str) -> float:
     converged labels on 400 000 rows, divided by N (K + 1))."""
     X, _ = draw_part(section, 400_000, 7)
     m = MAPDP(random_state=0).fit(X)
-    one = MAPDP(N0=m.N0_, likelihood="normal_wishart", prior={k: v for k, v in m.prior_[0].items()
-                                                              if k not in ("family", "columns")},
-                n_init=1, shuffle=False, n_jobs=1, init=m.component_labels_, tol=0.0, max_iter=1)
+    likelihood, prior = {}, {}
+    for block in m.prior_:  # the chosen model, given explicitly
+        key = tuple(block["columns"]) if len(block["columns"]) > 1 else block["columns"][0]
+        likelihood[key] = block["family"]
+        prior[key] = {k: v for k, v in block.items() if k not in ("family", "columns")}
+    one = MAPDP(N0=m.N0_, likelihood=likelihood, prior=prior, n_init=1, shuffle=False, n_jobs=1,
+                init=m.component_labels_, tol=0.0, max_iter=1)
     sweep = next(iter(one.iter_sweeps(X)))
     return sweep.elapsed / (len(X) * (m.n_components_ + 1))
 

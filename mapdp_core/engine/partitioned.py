@@ -285,11 +285,16 @@ class PartitionedState:
 
 
 def partitioned_sweeps(ex, parts: list, K: int, layout_model: ModelData, N0: float, tol: float,
-                       max_iter: int) -> Iterator[PartitionedState]:
+                       max_iter: int, on_round=None, stop=None) -> Iterator[PartitionedState]:
     """The sweeps of ``run_sweeps(all rows, N0, global order, tol, max_iter, init=labels)`` over
     ``parts`` (handles of :class:`Part`, in the global order, holding the starting labels
     0..K-1), one state per sweep. ``layout_model``: a ModelData of the same columns and prior
-    (any rows: only its cluster arrays are used, to form the joint and the summaries)."""
+    (any rows: only its cluster arrays are used, to form the joint and the summaries).
+
+    ``on_round(sweep, round, committed, parts, moved)``, if given, is called after every round
+    (``committed`` of ``parts`` parts done in this sweep, ``moved`` rows so far); ``stop``
+    (anything with ``is_set()``), if set, ends the sweeps between two rounds: the states
+    yielded before stand, the sweep under way is dropped."""
     t0 = time.perf_counter()
     log_n0 = math.log(N0)
     parts = list(parts)
@@ -306,13 +311,18 @@ def partitioned_sweeps(ex, parts: list, K: int, layout_model: ModelData, N0: flo
     E_old, changed, state = math.inf, 0, None
     for iteration in range(1, max_iter + 1):
         if tol > 0 and iteration > 1 and changed == 0:  # as run_sweeps: nothing moved, so nothing would
-            yield dataclasses.replace(state, iteration=iteration, elapsed=time.perf_counter() - t0, converged=True)
+            yield dataclasses.replace(state, iteration=iteration, elapsed=time.perf_counter() - t0, converged=True,
+                                      rounds=0)
+            return
+        if stop is not None and stop.is_set():
             return
         shared = ex.share(stats)
         parts = [ex.submit(prescore_part, p, shared, log_n0) for p in parts]
         masks = [np.zeros(stats.cnt.shape[0], dtype=np.uint8) for _ in range(P)]
         committed, score, changed, rounds = 0, 0.0, 0, 0
         while committed < P:
+            if stop is not None and stop.is_set():
+                return
             rounds += 1
             outs = [ex.submit(pass_part, parts[w], shared, masks[w], log_n0) for w in range(committed, P)]
             results = ex.gather([ex.pick(o, 1) for o in outs])
@@ -328,6 +338,8 @@ def partitioned_sweeps(ex, parts: list, K: int, layout_model: ModelData, N0: flo
                     masks[v] = _union(masks[v], result.dirty)
                 shared = ex.share(stats)
                 break
+            if on_round is not None:
+                on_round(iteration, rounds, committed, P, changed)
         K = stats.K
         keep = np.flatnonzero(stats.cnt[:K] > 0)
         install(model, stats)

@@ -35,6 +35,10 @@ import time
 import numpy as np
 
 
+class FitStopped(RuntimeError):
+    """A fit of a Dask collection stopped (``stop``) before one sweep over every row was complete."""
+
+
 def _client():
     try:
         from distributed import get_client
@@ -134,9 +138,16 @@ def _take(value, i):
     return value[i]
 
 
-def fit_partitioned(est, X, default_sample_rows: int):
+def fit_partitioned(est, X, default_sample_rows: int, progress=None, stop=None):
     """Fit ``est`` (a MAPDP) to the Dask collection ``X``; see the module docstring.
-    ``default_sample_rows``: the sample's size for ``restart_rows="auto"`` (or None)."""
+    ``default_sample_rows``: the sample's size for ``restart_rows="auto"`` (or None).
+
+    For an app: ``progress(step)``, if given, is called with a dict at each step: ``{"phase":
+    "sample" | "extension"}``, then ``{"phase": "sweep", "sweep", "round", "committed", "parts",
+    "moved"}`` after every round. ``stop`` (anything with ``is_set()``): when set, the fit ends
+    at the next round with the last complete sweep (``converged_`` False,
+    ``partitions_.attrs["stopped"]`` True), or raises :class:`FitStopped` if no sweep over
+    every row was complete."""
     import dask.array as da
     import pandas as pd
     from sklearn.base import clone
@@ -170,12 +181,17 @@ def fit_partitioned(est, X, default_sample_rows: int):
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
     where = np.searchsorted(offsets, sample_rows, side="right") - 1  # each sampled row's part
     at = [sample_rows[where == w] - offsets[w] for w in range(len(lengths))]
+    tell = progress if progress is not None else (lambda step: None)
+    tell({"phase": "sample"})
     pieces = client.gather([client.submit(_rows_at, d, a, pure=False) for d, a in zip(data, at)])
     sample = pd.concat(pieces) if isinstance(pieces[0], pd.DataFrame) else np.concatenate(pieces)
 
     # phase 1: the sample, fitted here as any table (its restarts kept by the exact joint)
     sample_fit = clone(est).set_params(restart_rows=None, merge=None, random_state=seed).fit(sample)
     sample_seconds = time.perf_counter() - t0
+    if stop is not None and stop.is_set():
+        raise FitStopped("stopped while the sample was fitted; nothing is fitted.")
+    tell({"phase": "extension"})
     # phase 2: every part encoded and extended on its worker
     sample_labels = np.asarray(sample_fit.component_labels_, dtype=np.int64)
     shared_fit = client.scatter(_slim(sample_fit), broadcast=True, hash=False)
@@ -199,9 +215,15 @@ def fit_partitioned(est, X, default_sample_rows: int):
     # phase 3: the sweeps in rounds
     layout_model = ModelData(sample_fit._parsed)
     tol, max_iter = float(est.tol), check_int(est.max_iter, "max_iter", 1)
-    states = []
-    for state in partitioned_sweeps(ex, parts, K, layout_model, float(sample_fit.N0_), tol, max_iter):
-        states.append(state)
+    def on_round(sweep, round_, committed, n_parts, moved):
+        tell({"phase": "sweep", "sweep": sweep, "round": round_, "committed": committed, "parts": n_parts,
+              "moved": moved})
+
+    states = list(partitioned_sweeps(ex, parts, K, layout_model, float(sample_fit.N0_), tol, max_iter,
+                                     on_round=on_round, stop=stop))
+    if not states:
+        raise FitStopped("stopped before the first sweep over every row was complete; nothing is fitted.")
+    stopped = stop is not None and stop.is_set() and not states[-1].converged
     label_parts = [client.submit(table_labels, p, pure=False) for p in states[-1].parts]
     last = dataclasses.replace(states[-1], parts=[])
     pieces = iter(da.from_delayed(f, shape=(n,), dtype=np.int64) for f, n in zip(label_parts, lengths))
@@ -224,7 +246,7 @@ def fit_partitioned(est, X, default_sample_rows: int):
     est.objective_history_ = objectives
     est.neg_log_joint_history_ = list(history["neg_log_joint"])
     est.neg_log_joint_ = float(last.neg_log_joint)
-    est.converged_ = bool(last.converged)
+    est.converged_ = bool(last.converged) and not stopped
     est.cluster_summaries_ = last.summaries
     est.restart_neg_log_joints_ = np.asarray(sample_fit.restart_neg_log_joints_)
     est.restart_rows_ = len(sample_rows)
@@ -233,7 +255,7 @@ def fit_partitioned(est, X, default_sample_rows: int):
     est._k_evidence = None
     est.partitions_ = history
     est.partitions_.attrs.update(parts=len(all_lengths), rows=N, sample_rows=len(sample_rows), seed=seed,
-                                 sample_seconds=sample_seconds, seconds=time.perf_counter() - t0)
+                                 sample_seconds=sample_seconds, seconds=time.perf_counter() - t0, stopped=stopped)
     _group_on_sample(est, sample_fit, merge_components)
     return est
 

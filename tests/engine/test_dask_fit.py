@@ -129,6 +129,41 @@ def test_empty_parts_and_input_order(client):
     np.testing.assert_array_equal(labels, states[-1].labels)
 
 
+def test_progress_per_round_and_stop(client):
+    import threading
+
+    from mapdp_core.models.partitioned_fit import FitStopped, fit_partitioned
+
+    X = three_shapes(6, 3000)
+    dX = da.from_array(X, chunks=(300, 2))
+    params = dict(N0=3.0, likelihood="normal_wishart", prior=None, random_state=1, restart_rows=100)
+    steps = []
+    model = fit_partitioned(MAPDP(**params), dX, 100, progress=steps.append)
+    history = model.partitions_
+    assert history["moved"][1] > 0  # a second sweep that moves rows, and a third
+    assert [s["phase"] for s in steps[:2]] == ["sample", "extension"]
+    rounds = [s for s in steps if s["phase"] == "sweep"]
+    assert len(rounds) == history["rounds"].sum() and rounds[-1]["committed"] == rounds[-1]["parts"] == 10
+    assert model.converged_ and not model.partitions_.attrs["stopped"]
+
+    stop = threading.Event()
+
+    def stop_in_sweep_2(step):
+        if step.get("sweep") == 2:
+            stop.set()
+
+    stopped = fit_partitioned(MAPDP(**params), dX, 100, progress=stop_in_sweep_2, stop=stop)
+    # stopped after sweep 2's first round: sweep 2 is kept when that round finished it, else dropped
+    assert stopped.partitions_.attrs["stopped"] and not stopped.converged_
+    assert stopped.n_iter_ == (2 if history["rounds"][1] == 1 else 1)
+    assert stopped.neg_log_joint_ == history["neg_log_joint"][stopped.n_iter_ - 1]
+    assert len(stopped.labels_.compute()) == 3000  # the last complete sweep's labels, every row
+    np.testing.assert_array_equal(stopped.labels_.compute() >= 0, True)
+    stop.set()
+    with pytest.raises(FitStopped, match="nothing is fitted"):
+        fit_partitioned(MAPDP(**params), dX, 100, stop=stop)
+
+
 def test_init_is_refused_in_words(client):
     with pytest.raises(ValueError, match="init= gives a starting partition"):
         MAPDP(init=np.zeros(10, dtype=int)).fit(da.zeros((10, 2), chunks=(5, 2)))
