@@ -11,7 +11,7 @@ own seeded draw from the scenario's mixture), never as one array. Per size and w
 * ``sample s``: reading the sample and fitting it here; ``sweeps s``: the start statistics (a
   chain over the parts) and the sweeps;
 * ``rounds``: per sweep; ``moved``: rows moved per sweep; ``kB/round``: bytes sent per round
-  (the statistics to every worker and each remaining part's result back, from their pickled
+  (the statistics to every worker and one part's result back per worker, from their pickled
   sizes); ``NMI``: against the generating labels (a contingency table summed on the workers);
 * ``model s``: what the cost model says for the sweeps: sweeps x N (K + 1) c / P, with c the
   cost of one row scored against one cluster in one thread, measured here on one process.
@@ -149,9 +149,9 @@ def main() -> None:
                 nmi = nmi_on_workers(m.labels_, truth)
                 stats_bytes = len(pickle.dumps(m._fitted_stats))
                 parts = info.attrs["parts"]
-                # per round: the statistics to every worker, then each remaining part's result (statistics,
-                # mask, counts); at most every part remains, so this is an upper bound
-                per_round = (P * stats_bytes + parts * (stats_bytes + 64)) / 1e3
+                # per round: the statistics to every worker, then the result (statistics, mask, counts) of each
+                # part that visited, one per worker at most (engine.partitioned's window)
+                per_round = (P * stats_bytes + min(parts, P) * (stats_bytes + 64)) / 1e3
                 model = len(info) * N * (m.n_components_ + 1) * c / P
                 km_s = np.nan
                 if DaskKMeans is not None:
@@ -175,7 +175,7 @@ def main() -> None:
                 del X, truth, m
     print("\nsample s: the sample read and fitted in this process (automatic choices, restarts); sweeps s: the start "
           "statistics (a chain over the parts) and every sweep; model s: sweeps x N (K + 1) c / P, the cost model's "
-          "scoring term; kB/round: an upper bound (every part reporting); KMeans s: dask-ml, the true K "
+          "scoring term; kB/round: the statistics to each worker and one result back per worker; KMeans s: dask-ml, the true K "
           "(nan: dask-ml not installed); in memory s: MAPDP().fit on the same rows in this process (nan: not run)")
     for N in sorted({r["N"] for r in results}):
         base = [r for r in results if r["N"] == N]

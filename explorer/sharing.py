@@ -18,6 +18,8 @@ import math
 import numbers
 import reprlib
 
+import numpy as np
+
 from mapdp_core.models.registry import ALGORITHMS
 
 from explorer.runner import STARTS
@@ -132,8 +134,8 @@ def _setting_value(key: str, value, rule):
     if kind == "bool":
         if isinstance(value, str) and value.strip().lower() in ("true", "1", "yes", "false", "0", "no"):
             return value.strip().lower() in ("true", "1", "yes")
-        if isinstance(value, bool):
-            return value
+        if isinstance(value, (bool, np.bool_)):  # numpy's True, e.g. from a setting computed on an array
+            return bool(value)
         raise ValueError(f"'{key}' must be true or false, got {_shown(value)}.")
     bounds = _bounds(low, high)
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, str)):
@@ -164,9 +166,16 @@ def _chosen_knobs(chosen) -> dict | None:
     if chosen is None:
         return None
     get = chosen.get if isinstance(chosen, dict) else (lambda k, d=None: getattr(chosen, k, d))
-    out = {k: float(get(k, 1.0)) for k in PRIOR_KNOBS}
-    if not all(math.isfinite(v) and v > 0 for v in out.values()):
-        raise ValueError(f"the chosen prior knobs must be positive numbers, got {out}.")
+    out = {}
+    for k in PRIOR_KNOBS:
+        value = get(k, 1.0)
+        try:
+            out[k] = float(value)
+        except (TypeError, ValueError):
+            out[k] = math.nan
+        if isinstance(value, bool) or not (math.isfinite(out[k]) and out[k] > 0):
+            raise ValueError(f"the automatic choice's prior knob '{k}' must be a positive number (a multiple of the "
+                             f"empirical-Bayes default), got {_shown(value)}.")
     return out
 
 

@@ -18,14 +18,17 @@ E and the joint to rounding, since per-part sums are added in another order):
    depend on the rows before them).
 2. **Sweep, in rounds.** At a sweep's start every part scores its rows against the statistics
    (:func:`prescore_part`, in parallel: the costly part, O(N K) family scores). Then, in each
-   round, every part not yet committed visits its rows in order from the statistics the
-   committed parts left (:func:`pass_part`, in parallel): a cluster whose statistics have not
+   round, the next parts not yet committed, as many as the cluster runs tasks at once, visit
+   their rows in order from the statistics the committed parts left (:func:`pass_part`, in
+   parallel; more would only queue behind them, and every visit after the round's first mover
+   is repeated, so a wider round costs more where rows move and saves only round trips where
+   none do): a cluster whose statistics have not
    changed since the part's prescoring is read from its scores, the others are scored afresh,
    so the visit is exact (the kernel's ``dirty`` mask, as in the threaded sweep). A part before
    the first part that moved a row saw exactly the statistics the serial sweep would show it;
    so did that first mover: the round commits them all, and the parts after it visit again in
-   the next round, with the clusters the mover touched marked. A sweep takes at most one round
-   per part that moves a row, plus one; after the first sweeps few parts move any.
+   the next round, with the clusters the mover touched marked. A sweep takes at least
+   parts / width rounds and at most one more per part that moves a row.
 3. **Between sweeps**: empty clusters are dropped as the serial run drops them
    (:func:`relabel_part`), and E and the exact joint are formed from the statistics and the
    per-part totals (a Normal-Wishart block with gaps chains its observed-entry terms part after
@@ -232,6 +235,9 @@ def _take(value, i):
 class LocalParts:
     """Runs every step at once in this process (parts are plain objects)."""
 
+    def width(self) -> int:
+        return 1
+
     def submit(self, fn, *args):
         return fn(*args)
 
@@ -251,6 +257,10 @@ class DaskParts:
 
     def __init__(self, client):
         self.client = client
+
+    def width(self) -> int:
+        """The tasks the cluster runs at once (its workers' threads)."""
+        return max(1, sum(w.get("nthreads", 1) for w in self.client.scheduler_info()["workers"].values()))
 
     def submit(self, fn, *args):
         return self.client.submit(fn, *args, pure=False)
@@ -308,6 +318,7 @@ def partitioned_sweeps(ex, parts: list, K: int, layout_model: ModelData, N0: flo
     pconst_total = sum(ex.gather([ex.submit(part_pconst, p) for p in parts]))
     nw_gaps = any(ex.gather([ex.submit(part_has_nw_gaps, p) for p in parts]))
     model = copy.copy(layout_model)
+    width = ex.width()
     E_old, changed, state = math.inf, 0, None
     for iteration in range(1, max_iter + 1):
         if tol > 0 and iteration > 1 and changed == 0:  # as run_sweeps: nothing moved, so nothing would
@@ -324,7 +335,8 @@ def partitioned_sweeps(ex, parts: list, K: int, layout_model: ModelData, N0: flo
             if stop is not None and stop.is_set():
                 return
             rounds += 1
-            outs = [ex.submit(pass_part, parts[w], shared, masks[w], log_n0) for w in range(committed, P)]
+            window = range(committed, min(P, committed + width))
+            outs = [ex.submit(pass_part, parts[w], shared, masks[w], log_n0) for w in window]
             results = ex.gather([ex.pick(o, 1) for o in outs])
             for out, result in zip(outs, results):
                 w = committed

@@ -469,6 +469,7 @@ class MAPDP(SweepEstimator):
         from mapdp_core.engine.k_evidence import k_evidence
 
         check_is_fitted(self, "labels_")
+        self._need_rows_here("k_evidence()")
         more = check_int(more, "more", 0)
         kept = getattr(self, "_k_evidence", None)
         if kept is None or kept[0] != more:
@@ -479,6 +480,13 @@ class MAPDP(SweepEstimator):
         table = kept[1].copy()
         table.attrs = {"partitions": {k: v.copy() for k, v in kept[1].attrs["partitions"].items()}}
         return table
+
+    def _need_rows_here(self, what: str) -> None:
+        """Refuse, in words, what needs every fitted row in this process after a Dask fit."""
+        if getattr(self, "_fitted_stats", None) is not None:
+            raise ValueError(f"{what} reads every fitted row, and this model was fitted on a Dask collection whose "
+                             "rows stay on the workers; fit MAPDP in memory on a sample of the rows to use it (the "
+                             "model's predict, predict_proba and score_samples work on Dask collections).")
 
     def impute(self):
         """The training data with each missing entry filled from its row's cluster (for
@@ -492,6 +500,7 @@ class MAPDP(SweepEstimator):
         from sklearn.utils.validation import check_is_fitted
 
         check_is_fitted(self, "labels_")
+        self._need_rows_here("impute()")
         X = self._parsed.X
         missing = np.isnan(X)
         filled = np.where(missing, self._fitted_model().imputation_values(self.n_components_)[self.component_labels_],

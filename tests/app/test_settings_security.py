@@ -369,3 +369,14 @@ def test_a_link_says_what_the_prior_knobs_are_relative_to():
                                                    "weight (× the empirical-Bayes default)"]
     with pytest.raises(ValueError, match="prior_relative_to"):
         sharing.settings_from_query({"spread": "2", sharing.RELATIVE_TO: "<b>x</b>"})
+
+
+def test_numpy_booleans_are_booleans():
+    settings, ignored = sharing.check_settings({"match_k": np.True_})
+    assert settings["match_k"] is True and not ignored
+
+
+@pytest.mark.parametrize("knob", ["not a number", None, -1.0, float("nan"), True, [1.0]])
+def test_a_bad_automatic_choice_is_said_in_words(knob):
+    with pytest.raises(ValueError, match=r"the automatic choice's prior knob 'spread' must be a positive number"):
+        sharing.check_settings({"spread": 1.0, "prior_relative_to": "default"}, chosen={"spread": knob, "weight": 1.0})

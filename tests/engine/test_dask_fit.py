@@ -109,6 +109,9 @@ def test_the_defaults_on_a_dask_array(client):
     assert len(labels) == 4000 and model.n_clusters_ == 3
     assert model.hyperparameter_search_ is not None and model.restart_rows_ == 800
     assert np.bincount(labels).sum() == 4000
+    for method in (model.k_evidence, model.impute):
+        with pytest.raises(ValueError, match="rows stay on the workers"):
+            method()
 
 
 def test_empty_parts_and_input_order(client):
