@@ -121,6 +121,19 @@ def _ellipses(coords: np.ndarray, labels: np.ndarray, max_clusters: int = 40, n_
     return out
 
 
+def truth_view(truth: np.ndarray | None, coords: np.ndarray, sample: np.ndarray | None = None):
+    """The true groups as a panel beside the algorithms draws them (``animation_figure``'s
+    ``truth``): the colour id of each displayed row (the reference :func:`animation_frames`
+    matches every algorithm's colours to; rows without a label, such as PLOS 5.3's outliers, one
+    group of their own) and each group's 2-sd ellipse from all rows; None without labels."""
+    if truth is None or not np.any(np.asarray(truth) >= 0):
+        return None
+    truth = np.asarray(truth)
+    reference = np.where(truth >= 0, truth, truth.max() + 1)
+    shown = reference if sample is None else reference[np.asarray(sample)]
+    return shown, _ellipses(coords, reference)
+
+
 def merged_groups(model) -> tuple[np.ndarray, np.ndarray] | None:
     """(component of each row, cluster of each component) of a fitted model whose components were
     grouped into clusters (``MAPDP(merge=...)`` with at least one merge), else None."""

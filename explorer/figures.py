@@ -178,7 +178,8 @@ def _grid(n_panels: int) -> tuple[int, int]:
 
 def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int | None = None,
                      point_size: float | None = None, height: int = 480, show_ellipses: bool = True,
-                     settings: dict | None = None, controls: bool = True) -> go.Figure:
+                     settings: dict | None = None, controls: bool = True, truth: tuple | None = None,
+                     rows: np.ndarray | None = None) -> go.Figure:
     """The algorithms side by side, one frame per step, with play/pause and a frame slider.
 
     Parameters
@@ -206,6 +207,14 @@ def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int 
         a page whose own controls own the frame shown (the Explore page: one position for its
         buttons, slider and Play, issue 27). The slider's steps are frame numbers; each panel's
         title gives its algorithm's own step (sweep, iteration, pass).
+    truth : (ndarray (n,), ellipses), optional
+        The true group's colour id of each displayed row and the groups' ellipses
+        (:func:`explorer.animation.truth_view`; the algorithms' colours are matched to these): one
+        more panel, "True groups", beside the algorithms, the same in every frame, so that a class
+        sees what the algorithms are after.
+    rows : ndarray (n,), optional
+        The table row of each displayed point: hovering a point says its row (and, in the truth
+        panel, its true group), so that a point can be found in the data.
 
     Notes
     -----
@@ -218,16 +227,25 @@ def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int 
     start = F - 1 if start is None else int(np.clip(start, 0, F - 1))
     n = coords.shape[0]
     size = point_size or (6 if n <= 1000 else 4 if n <= 5000 else 3)
-    rows, cols = _grid(A)
+    panels = A + (truth is not None)
+    row_of_point = rows
+    hover = ({"customdata": np.asarray(row_of_point), "hovertemplate": "row %{customdata}<extra>%{fullData.name}</extra>"}
+             if row_of_point is not None else {"hoverinfo": "skip"})
+    truth_title = None
+    if truth is not None:
+        true_k = len(np.unique(truth[0]))
+        truth_title = f"<b>True groups</b><br>the labels the data came with · K = {true_k}<br>(not shown to the algorithms)"
+    rows, cols = _grid(panels)
     controls_px = _CONTROLS_PX if controls else 0
     panel_px = max(height - _TITLE_PX - _AXIS_PX - _CONTROLS_PX, 120)
     gap_px = _AXIS_PX + _TITLE_PX  # between rows: the upper row's x axis, the lower row's titles
     total = _TITLE_PX + rows * panel_px + (rows - 1) * gap_px + _AXIS_PX + controls_px
     plot_px = total - _TITLE_PX - _AXIS_PX - controls_px  # the paper's height: fractions below are of it
-    specs = [[{} if r * cols + c < A else None for c in range(cols)] for r in range(rows)]
+    specs = [[{} if r * cols + c < panels else None for c in range(cols)] for r in range(rows)]
     fig = make_subplots(rows=rows, cols=cols, specs=specs, horizontal_spacing=0.035,
                         vertical_spacing=gap_px / plot_px if rows > 1 else 0.0,
-                        subplot_titles=[_title(frames, a, start, settings) for a in range(A)])
+                        subplot_titles=[_title(frames, a, start, settings) for a in range(A)]
+                        + ([truth_title] if truth_title else []))
     # float32 is ample for drawing and halves what the browser receives
     x, y = coords[:, 0].astype(np.float32), coords[:, 1].astype(np.float32)
 
@@ -236,7 +254,7 @@ def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int 
         for a in range(A):
             g = min(f, len(frames.colours[a]) - 1)
             out.append(go.Scattergl(x=x, y=y, mode="markers", marker=_marker(frames.colours[a][g], size),
-                                    hoverinfo="skip", showlegend=False, name=frames.algorithms[a]))
+                                    showlegend=False, name=frames.algorithms[a], **hover))
             ex, ey = _ellipse_xy(frames.ellipses[a][g] if show_ellipses else [])
             for line in (_RING_HALO, _RING_LINE):
                 out.append(go.Scattergl(x=ex, y=ey, mode="lines", line=line, connectgaps=False,
@@ -246,9 +264,20 @@ def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int 
     for i, tr in enumerate(traces(start)):
         a = i // 3
         fig.add_trace(tr, row=a // cols + 1, col=a % cols + 1)
+    if truth is not None:  # after the algorithms' traces, which the frames address by index
+        truth_ids, truth_rings = np.asarray(truth[0]), truth[1]
+        true_hover = ({"customdata": np.column_stack([np.asarray(row_of_point), truth_ids]),
+                       "hovertemplate": "row %{customdata[0]}<br>true group %{customdata[1]}<extra></extra>"}
+                      if row_of_point is not None else {"hoverinfo": "skip"})
+        fig.add_trace(go.Scattergl(x=x, y=y, mode="markers", marker=_marker(truth_ids, size), showlegend=False,
+                                   name="True groups", **true_hover), row=A // cols + 1, col=A % cols + 1)
+        ex, ey = _ellipse_xy(truth_rings if show_ellipses else [])
+        for line in (_RING_HALO, _RING_LINE):
+            fig.add_trace(go.Scattergl(x=ex, y=ey, mode="lines", line=line, connectgaps=False, hoverinfo="skip",
+                                       showlegend=False, name="2-sd ellipses"), row=A // cols + 1, col=A % cols + 1)
     fig.update_annotations(font_size=12)
     fig.update_layout(height=total, margin={"l": 10, "r": 10, "t": _TITLE_PX, "b": _AXIS_PX + controls_px})
-    _shared_axes(fig, axis_names, rows, cols, A)
+    _shared_axes(fig, axis_names, rows, cols, panels)
     if not controls:
         return go.Figure(data=fig.data, layout=fig.layout, _validate=False)
     # The frames are plain dicts of the same few keys, added without plotly's validation:
@@ -261,8 +290,9 @@ def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int 
             data.append({"type": "scattergl", "marker": {"color": colour_index(frames.colours[a][g])}})
             ex, ey = _ellipse_xy(frames.ellipses[a][g] if show_ellipses else [])
             data += [{"type": "scattergl", "x": ex, "y": ey}, {"type": "scattergl", "x": ex, "y": ey}]
-        anim.append({"name": str(f), "data": data, "traces": list(range(3 * A)),
-                     "layout": {"annotations": [{"text": _title(frames, a, f, settings)} for a in range(A)]}})
+        titles = [{"text": _title(frames, a, f, settings)} for a in range(A)] + ([{"text": truth_title}]
+                                                                                 if truth_title else [])
+        anim.append({"name": str(f), "data": data, "traces": list(range(3 * A)), "layout": {"annotations": titles}})
     step_args = {"mode": "immediate", "frame": {"duration": 0, "redraw": True}, "transition": {"duration": 0}}
     controls_y = -(_AXIS_PX + 6) / plot_px  # just under the bottom row's x axis titles
     fig.update_layout(

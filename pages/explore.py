@@ -155,6 +155,10 @@ with left:
             if chosen is None:
                 st.warning("Choose two different features; showing principal components meanwhile.")
         ellipses = st.checkbox("2-sd ellipses", value=True, key="w_ellipses")
+        show_truth = d.truth is not None and st.checkbox(
+            "True groups beside the algorithms", value=False, key="w_truth",
+            help="One more panel with the labels the data came with (the algorithms never see them); hover a "
+                 "point for its row.")
     with st.expander("What the prior means, in words"):
         try:
             mixed = chosen_params["MAP-DP"]
@@ -267,6 +271,7 @@ with right:
                                        lambda: sources.projection(d, chosen))
     sample = sources.display_sample(d.n_rows, seed=int(seed))
     shown_coords = coords[sample]
+    truth_panel = animation.truth_view(d.truth, coords, sample) if show_truth else None
 
     # How long the runs may take, from their first steps timed on these data (as Compare does), said
     # before a long run starts (issue 27: nine algorithms on 200 000 rows showed progress bars for 244 s)
@@ -315,7 +320,7 @@ with right:
         finished = [done[n] for n in algorithms if n in done]
         so_far = animation.animation_frames(finished, coords, sample, d.truth, data=d)
         fig = figures.animation_figure(so_far, shown_coords, axis_names, start=so_far.n_frames - 1,
-                                       show_ellipses=ellipses, controls=False,
+                                       show_ellipses=ellipses, controls=False, truth=truth_panel, rows=sample,
                                        settings={r.algorithm: controls.caption(registry.algorithm(r.algorithm),
                                                                                chosen_params[r.algorithm])
                                                  for r in finished})
@@ -391,7 +396,7 @@ with right:
 
     def draw(frame: int) -> None:
         fig = figures.animation_figure(frames, shown_coords, axis_names, start=frame, show_ellipses=ellipses,
-                                       settings=settings, controls=False)
+                                       settings=settings, controls=False, truth=truth_panel, rows=sample)
         st.plotly_chart(fig, width="stretch", key="animation", config=common.chart_config("mapdp_explore"))
 
     results = (d.key, tuple((r.algorithm, repr(sorted(r.params.items()))) for r in runs))
@@ -403,7 +408,8 @@ with right:
 
     def animation_html() -> bytes:
         """Every algorithm shown, side by side, with Play and the frame slider, in one file that opens offline."""
-        whole = figures.animation_figure(frames, coords[sample], axis_names, show_ellipses=ellipses, settings=settings)
+        whole = figures.animation_figure(frames, coords[sample], axis_names, show_ellipses=ellipses, settings=settings,
+                                         truth=truth_panel, rows=sample)
         about = (f"{d.name}: {', '.join(algorithms)}, every frame ({len(sample):,} of {d.n_rows:,} rows shown; axes "
                  f"{' and '.join(map(str, axis_names))}).")
         return figures.animation_html(whole, f"MAP-DP Explorer: {d.name}", about).encode()

@@ -306,3 +306,19 @@ def test_a_value_sent_for_an_older_slider_is_not_a_move():
     at.session_state["which"], at.session_state["value"] = "w_t_3", 1
     at.run()
     assert at.markdown[0].value == "1 False"  # the slider on screen: moved there, and paused
+
+
+def test_the_true_groups_panel_on_request(at):
+    """Issue 27, what teachers look for: the labels the data came with as a panel beside the
+    algorithms (off by default), and points that say their row on hover."""
+    before = _chart(at, "animation")
+    A = len(before["layout"]["annotations"])
+    assert not any("True groups" in a["text"] for a in before["layout"]["annotations"])
+    assert all("row %{customdata}" in t["hovertemplate"] for t in before["data"] if t.get("mode") == "markers")
+    at.checkbox(key="w_truth").check().run()
+    _ok(at)
+    after = _chart(at, "animation")
+    titles = [a["text"] for a in after["layout"]["annotations"]]
+    assert len(titles) == A + 1 and "True groups" in titles[-1] and "K = 3" in titles[-1]
+    truth_points = [t for t in after["data"] if t.get("name") == "True groups"]
+    assert len(truth_points) == 1 and "true group" in truth_points[0]["hovertemplate"]

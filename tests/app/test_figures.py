@@ -288,3 +288,29 @@ def test_the_panel_and_the_frame_label_say_which_components_form_each_cluster(me
 def test_without_merges_the_frames_are_unchanged(frames_and_view):
     fr, coords, names = frames_and_view
     assert fr.groups == [None, None]
+
+
+def test_the_true_groups_panel_stays_while_the_frames_play_and_points_say_their_row():
+    d = sources.scenario_data("5.2", n=600, seed=1)
+    runs = [runner.run_mapdp(d, 3.0), runner.run_kmeans(d, 3)]
+    coords, names = sources.projection(d)
+    sample = np.arange(0, 600, 2)
+    fr = animation.animation_frames(runs, coords, sample, d.truth)
+    truth = animation.truth_view(d.truth, coords, sample)
+    fig = figures.animation_figure(fr, coords[sample], names, truth=truth, rows=sample)
+    A = len(fr.algorithms)
+    assert len(fig.data) == 3 * A + 3  # the truth panel's points and rings after the algorithms'
+    points = fig.data[3 * A]
+    assert points.name == "True groups" and points.xaxis not in {t.xaxis for t in fig.data[:3 * A]}
+    # its colours are the reference the algorithms were matched to: MAP-DP's agree on most rows
+    assert np.mean(np.asarray(points.marker.color) == figures.colour_index(fr.colours[0][-1])) > 0.7
+    assert np.array_equal(np.asarray(points.customdata)[:, 0], sample)
+    assert "true group" in points.hovertemplate and "True groups" in fig.layout.annotations[A].text
+    # the frames redraw the algorithms only, and keep the truth panel's title
+    assert all(list(f.traces) == list(range(3 * A)) for f in fig.frames)
+    assert all(len(f.layout.annotations) == A + 1 and "True groups" in f.layout.annotations[A].text for f in fig.frames)
+    # every algorithm's points say their row on hover; without rows nothing is hovered
+    assert all(np.array_equal(np.asarray(fig.data[3 * a].customdata), sample) for a in range(A))
+    plain = figures.animation_figure(fr, coords[sample], names)
+    assert len(plain.data) == 3 * A and plain.data[0].hoverinfo == "skip"
+    assert animation.truth_view(None, coords) is None and animation.truth_view(np.full(600, -1), coords) is None
