@@ -318,6 +318,33 @@ def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int 
     return go.Figure(data=fig.data, layout=fig.layout, frames=anim, _validate=False)
 
 
+def expected_clusters_figure(curve: pd.DataFrame, n0: float, n_rows: int, large: bool = False) -> go.Figure:
+    """The prior's expected number of clusters E[K] against the rows N, one line per N0 of
+    ``curve`` (:func:`explorer.report.expected_clusters_curve`; ``n0``, the value in use, drawn
+    thick) and the data's size as a dashed line. ``large``: taller, with type and lines that
+    read on a projector across a room (issue 27: the sidebar's version was 190 px wide)."""
+    font = 20 if large else None
+    picture = go.Figure()
+    for value, part in curve.groupby("N0", sort=True):
+        now = value == float(n0)
+        picture.add_trace(go.Scatter(x=part["N"], y=part["expected_K"], mode="lines",
+                                     name=f"N0 = {value:g}" + (" (now)" if now else ""),
+                                     line={"width": (7 if large else 4) if now else (3 if large else 1.5),
+                                           "dash": None if now else "dot"}))
+    # the data's size as a legend entry, not an annotation: the animation's titles are the page's annotations
+    picture.add_trace(go.Scatter(x=[n_rows, n_rows], y=[0, float(curve["expected_K"].max())], mode="lines",
+                                 name=f"these data: {n_rows:,} rows",
+                                 line={"color": "#888", "dash": "dash", "width": 3 if large else 2}))
+    # in a narrow column the legend wraps onto several lines: it hangs below the x axis title (its top
+    # anchored there), and the short y title cannot reach into it however short the plot gets
+    picture.update_layout(height=560 if large else 340, margin={"l": 10, "r": 10, "t": 10, "b": 10},
+                          xaxis_type="log", xaxis_title="rows N (log scale)",
+                          yaxis_title="expected clusters E[K]" if large else "E[K]",
+                          legend={"orientation": "h", "yanchor": "top", "y": -0.45, "x": 0.0},
+                          font={"size": font} if font else None)
+    return picture
+
+
 def static_image(fig: go.Figure) -> go.Figure:
     """``fig`` as one still picture: without Plotly's frames, ▶ Play / ❚❚ Pause and the frame slider,
     which do nothing in a PNG or SVG (issue 27: the animation's image showed dead controls); the

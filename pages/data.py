@@ -1,11 +1,13 @@
 """Data: built-in, simulated or uploaded; column roles and a likelihood per column; preview and gaps."""
+import dataclasses
 import hashlib
+import time
 
 import pandas as pd
 import streamlit as st
 
 from mapdp_core import FAMILIES
-from explorer import figures, sources
+from explorer import figures, large_tables, sources
 from explorer import report as tables
 from mapdp_core.data.datasets import list_datasets, list_structured
 from mapdp_core.data.loading import ROLES, DataLoadError, missing_summary, read_table, suggest_roles_and_families
@@ -17,16 +19,151 @@ common.image_format_choice()
 FAMILY_NAMES = sorted(FAMILIES)
 FAMILY_HELP = " · ".join(f"{f.name}: {f.help}" for f in FAMILIES.values())
 SOURCES = ["Built-in", "Simulated", "Upload a table"]
+LARGE_SOURCE = "A large table on this server"
+# the operator's config file (never the browser) turns on the large tables and says which folders and cluster
+try:
+    LARGE, LARGE_PROBLEM = large_tables.load_config(), None
+except large_tables.ConfigProblem as exc:
+    LARGE, LARGE_PROBLEM = None, str(exc)
+if LARGE is not None or LARGE_PROBLEM is not None:
+    SOURCES = SOURCES + [LARGE_SOURCE]
 GENERATORS = ["PLOS Section 5 scenario", "Dirichlet-process mixture (CRP)", "Clinical patients, mixed types with gaps"]
 # each generator widget and its starting value; the values used for the data loaded come back from its origin
 GENERATOR_DEFAULTS = {"w_generator": GENERATORS[0], "w_gen_seed": 0, "w_gen_section": "5.2", "w_gen_n": 4000,
                       "w_gen_crp_n": 2000, "w_gen_crp_n0": 3.0, "w_gen_crp_d": 2, "w_gen_cl_n": 500, "w_gen_cl_k": 3,
                       "w_gen_cl_miss": 0.1}
 
+
+def _fit_progress(job) -> None:
+    """The running fit's phase, sweep, round, parts committed and rows moved, and Stop."""
+    step = job.step or {}
+    if step.get("phase") == "sweep" and step.get("parts"):
+        st.progress(min(step["committed"] / step["parts"], 1.0), text=large_tables.progress_text(step))
+    else:
+        st.progress(0.0, text=large_tables.progress_text(step))
+    st.caption(f"Fitting {common.escape_markdown(job.choice, 200)} out of core: {time.time() - job.started:,.0f} s so "
+               "far. The rows stay on the cluster's workers; only a sample comes here.")
+    if st.button("Stop", icon=":material/stop:", key="large_fit_stop", disabled=job.stopping,
+                 help="Ends the fit after the round in progress, keeping the last complete sweep over every row."):
+        job.request_stop()
+    if job.stopping:
+        st.info("Stopping after the round in progress...")
+
+
+@st.fragment(run_every=1.0)
+def _watch_fit() -> None:
+    """Polls the fit running in its thread once a second (only this part of the page reruns); when
+    it has finished, the whole page runs again to show the result."""
+    job = st.session_state.get("large_fit_job")
+    if job is None:
+        return
+    if job.done:
+        st.rerun()
+    _fit_progress(job)
+
+
+def _fit_result(config, job, rows: int) -> None:
+    """The finished fit: K, the cluster sizes, the sweeps, how it ended; and the sample to explore."""
+    if job.model is None:
+        (st.warning if job.stopped_early else st.error)(common.escape_markdown(job.error, 1000))
+        return
+    m = job.model
+    parts = m.partitions_
+    how = ("converged" if m.converged_ else "stopped by Stop: the result is the last complete sweep over every row"
+           if parts.attrs.get("stopped") else "not converged: it reached the most sweeps allowed")
+    st.success(f"**K = {m.n_clusters_}** clusters in {parts.attrs.get('rows', rows):,} rows of "
+               f"{common.escape_markdown(job.choice, 200)}, after {len(parts)} sweep(s) in "
+               f"{parts.attrs.get('seconds', 0.0):,.1f} s ({how}).")
+    sizes = pd.DataFrame({"cluster": range(len(m.cluster_sizes_)), "rows": m.cluster_sizes_})
+    sizes["share"] = sizes["rows"] / max(int(sizes["rows"].sum()), 1)
+    c1, c2 = st.columns([2, 3])
+    c1.markdown("**Cluster sizes**")
+    c1.dataframe(sizes, hide_index=True, width="stretch", key="large_fit_sizes",
+                 column_config={"share": st.column_config.ProgressColumn("share", min_value=0.0, max_value=1.0,
+                                                                         format="%.3f")})
+    c2.markdown("**Sweeps** (each over every row, in rounds of parts)")
+    c2.dataframe(parts, hide_index=True, width="stretch", key="large_fit_sweeps")
+    c2.caption(f"Parts: {parts.attrs.get('parts')}; the automatic choices were made on a uniform sample of "
+               f"{parts.attrs.get('sample_rows', 0):,} rows ({parts.attrs.get('sample_seconds', 0.0):,.1f} s).")
+    n = min(config.sample_rows, int(parts.attrs.get("rows", rows)))
+    if st.button(f"Explore a sample of {n:,} rows", type="primary", key="large_sample"):
+        try:
+            with st.spinner(f"Drawing {n:,} rows uniformly from the whole table..."):
+                sample = large_tables.sample_of(large_tables.open_table(config, job.choice), m, n, seed=0, config=config)
+                label = [c for c in sample.columns if c.endswith(large_tables.LABEL_COLUMN)][-1]
+                row = [c for c in sample.columns if c.endswith(large_tables.ROW_COLUMN)][-1]
+                roles = {c: "feature" if job.columns is None or c in job.columns else "ignored" for c in sample.columns}
+                roles |= {label: "label", row: "identifier"}
+                d = sources.table_data(sample, roles=roles, name=f"{job.choice} (a sample of {len(sample):,} rows)")
+            d = dataclasses.replace(d, description=d.description + (
+                f" Drawn uniformly from the {parts.attrs.get('rows', rows):,} rows of the table; the label column "
+                f"'{label}' holds each row's cluster in the out-of-core fit (K = {m.n_clusters_}), to compare "
+                "the fits made here with."))
+            common.set_data(d, origin={"w_data_source": LARGE_SOURCE, "w_large_table": job.choice})
+            st.success(f"Using a sample of {len(sample):,} rows: Explore, Compare and Subtypes work on it; the "
+                       f"column '{common.escape_markdown(label)}' is the out-of-core fit's cluster of each row.")
+        except (large_tables.LargeTableError, DataLoadError, ValueError) as exc:
+            common.plain_error(exc, "The sample could not be made")
+
+
+def large_table_section(config, problem, origin) -> None:
+    """A table on this server too large for the session: the operator's tables, a fit out of core
+    on the operator's cluster with progress and Stop, then a sample to explore."""
+    if problem is not None:  # the details name the server's paths: for the operator's console, not the page
+        large_tables.tell_operator(problem)
+        st.error("This server's settings for large tables have a problem, so this source is off; its operator can "
+                 "read what in the server's console. The other sources work as usual.")
+        return
+    offered = large_tables.list_tables(config)
+    if not offered:
+        st.info("The server's operator allows large tables, but the allowed folders hold no .parquet or .csv table.")
+        return
+    names = [t.name for t in offered]
+    common.init_widget("w_large_table", origin.get("w_large_table") if origin.get("w_large_table") in names else names[0])
+    choice = st.selectbox("Table", names, key="w_large_table",
+                          help="The tables the server's operator offers. Each is read part by part on the cluster; "
+                               "only a sample of its rows ever comes into this session.")
+    try:
+        with st.spinner("Counting the table's rows on the cluster..."):
+            info = large_tables.describe_table(config, choice)
+            features = st.session_state.setdefault("large_features", {})
+            if choice not in features:
+                features[choice] = large_tables.suggested_features(large_tables.open_table(config, choice))
+    except (ValueError, OSError, RuntimeError, TimeoutError) as exc:  # a part that cannot be read, no cluster
+        common.plain_error(exc, "This table cannot be used now")
+        return
+    st.write(f"**{info['rows']:,} rows × {info['columns']} columns** in {info['parts']} part(s).")
+    columns_key = f"w_large_columns_{hashlib.sha256(choice.encode()).hexdigest()[:12]}"
+    common.init_widget(columns_key, [c for c in features[choice] if c in info["names"]])
+    columns = st.multiselect("Columns to cluster", info["names"], key=columns_key,
+                             help="Suggested from the table's first rows: identifiers, labels and constant columns "
+                                  "are left out. Every likelihood, the prior and N0 are MAPDP()'s automatic choices.")
+    job = st.session_state.get("large_fit_job")
+    running = job is not None and not job.done
+    if st.button("Fit out of core", type="primary", key="large_fit_start", disabled=running or not columns,
+                 help="MAP-DP with its automatic defaults on every row, on the cluster: a uniform sample chooses the "
+                      "likelihoods, prior and N0, then sweeps over the parts in rounds give the exact MAP-DP result."):
+        try:
+            st.session_state["large_fit_job"] = large_tables.start_fit(config, choice, columns)
+            st.rerun()  # drawn again with this button off while the fit runs
+        except large_tables.LargeTableError as exc:
+            common.plain_error(exc, "The fit could not start")
+    if job is None:
+        return
+    if running:
+        _watch_fit()
+    elif job.choice == choice:
+        _fit_result(config, job, info["rows"])
+    else:
+        st.caption(f"This session's last fit was of {common.escape_markdown(job.choice, 200)}: pick it to see it.")
+
+
 # The widgets open on the data actually loaded (Streamlit forgets widget values on a page switch):
 # the Data page's own record of how they were made, or the default scenario as a built-in data set.
 origin = common.data_origin()
 common.init_widget("w_data_source", origin.get("w_data_source", SOURCES[0]))
+if st.session_state["w_data_source"] not in SOURCES:  # the operator turned the large tables off since
+    st.session_state["w_data_source"] = SOURCES[0]
 source = st.radio("Source", SOURCES, horizontal=True, key="w_data_source")
 
 if source == "Built-in":
@@ -89,6 +226,9 @@ elif source == "Simulated":
             st.success("New data generated.")
     except ValueError as exc:
         common.plain_error(exc, "The generator refused these settings")
+
+elif source == LARGE_SOURCE:
+    large_table_section(LARGE, LARGE_PROBLEM, origin)
 
 else:
     up = st.file_uploader("CSV, TSV or Excel table: one row per patient or sample, one column per feature",
@@ -162,7 +302,8 @@ d = common.data()
 st.divider()
 st.subheader(f"Current data: {common.escape_markdown(d.name, 200)}")
 made = common.data_origin()
-how = {"Built-in": "built-in data set", "Simulated": "simulated", "Upload a table": "uploaded table"}
+how = {"Built-in": "built-in data set", "Simulated": "simulated", "Upload a table": "uploaded table",
+       LARGE_SOURCE: "a sample of a large table on this server, with its out-of-core fit's clusters as the label"}
 st.caption(f"Source: {how.get(made.get('w_data_source'), 'loaded elsewhere')}. {common.escape_markdown(d.description, 1000)}")
 for note in d.notes:
     st.warning(note)

@@ -1,7 +1,6 @@
 """Explore: move N0 and the prior, watch MAP-DP beside K-means, DP-means or any registered algorithm, step by step."""
 import time
 
-import plotly.graph_objects as go
 import streamlit as st
 
 from mapdp_core import n0_for_expected_clusters
@@ -34,6 +33,24 @@ SAY_ESTIMATE_ABOVE = 10.0
 #: placeholder panel (and its progress) for each one still running (issue 27)
 DRAW_AS_READY_ABOVE = 2.0
 _nearest = controls.nearest
+
+
+N0_WORDS = (
+    "MAP-DP goes through the rows one by one. A row may join an existing cluster, with a weight that grows with the "
+    "cluster's size and how well the row fits it, or start a **new cluster**, with a weight proportional to **N0** "
+    "(PLOS eq 7). So N0 is how many rows' worth of support a new cluster gets: small N0, few clusters; large N0, "
+    "more. Before any data are seen, the expected number of clusters among N rows grows with N, slowly:")
+N0_FORMULA = r"E[K] = \sum_{i=1}^{N} \frac{N_0}{N_0 + i - 1} \approx N_0 \ln\left(1 + \frac{N}{N_0}\right)"
+
+
+@st.dialog("What N0 does", width="large")
+def _n0_large(curve, n0: float, n_rows: int) -> None:
+    """The N0 picture at a size a projector shows across a room."""
+    st.markdown(f"#### {N0_WORDS}")
+    st.latex(r"\Large " + N0_FORMULA)
+    st.plotly_chart(figures.expected_clusters_figure(curve, n0, n_rows, large=True), width="stretch",
+                    key="n0_picture_large", config=common.chart_config("n0_expected_k"))
+    st.markdown("#### The data then decide how many clusters there really are.")
 
 
 left, right = st.columns([1, 3], gap="medium")
@@ -171,28 +188,14 @@ with left:
         except ValueError as exc:
             common.plain_error(exc, "The prior could not be described")
     with st.expander("What N0 does, in a picture"):
-        st.markdown(
-            "MAP-DP goes through the rows one by one. A row may join an existing cluster, with a weight that grows "
-            "with the cluster's size and how well the row fits it, or start a **new cluster**, with a weight "
-            "proportional to **N0** (PLOS eq 7). So N0 is how many rows' worth of support a new cluster gets: "
-            "small N0, few clusters; large N0, more. Before any data are seen, the expected number of clusters "
-            "among N rows is E[K] = Σ_{i=1..N} N0 / (N0 + i − 1), about N0 ln(1 + N/N0): it grows with N, slowly. "
-            "The data then decide how many clusters there really are.")
-        shown_n0 = sorted({0.1, 1.0, 10.0, float(n0)})
-        curve = report.expected_clusters_curve(shown_n0, max(d.n_rows, 2))
-        picture = go.Figure()
-        for value, part in curve.groupby("N0", sort=True):
-            now = value == float(n0)
-            picture.add_trace(go.Scatter(x=part["N"], y=part["expected_K"], mode="lines",
-                                         name=f"N0 = {value:g}" + (" (now)" if now else ""),
-                                         line={"width": 4 if now else 1.5, "dash": None if now else "dot"}))
-        # the data's size as a legend entry, not an annotation: the animation's titles are the page's annotations
-        picture.add_trace(go.Scatter(x=[d.n_rows, d.n_rows], y=[0, float(curve["expected_K"].max())], mode="lines",
-                                     name=f"these data: {d.n_rows:,} rows", line={"color": "#888", "dash": "dash"}))
-        picture.update_layout(height=300, margin={"l": 10, "r": 10, "t": 10, "b": 10}, xaxis_type="log",
-                              xaxis_title="rows N (log scale)", yaxis_title="expected clusters E[K]",
-                              legend={"orientation": "h", "y": -0.3})
-        st.plotly_chart(picture, width="stretch", key="n0_picture", config=common.chart_config("n0_expected_k"))
+        st.markdown(N0_WORDS)
+        st.latex(N0_FORMULA)
+        st.caption("The data then decide how many clusters there really are.")
+        curve = report.expected_clusters_curve(sorted({0.1, 1.0, 10.0, float(n0)}), max(d.n_rows, 2))
+        st.plotly_chart(figures.expected_clusters_figure(curve, n0, d.n_rows), width="stretch", key="n0_picture",
+                        config=common.chart_config("n0_expected_k"))
+        if st.button("Show it large (for a projector)", key="n0_large", icon=":material/fullscreen:"):
+            _n0_large(curve, float(n0), d.n_rows)
     with st.expander("Save, load or share these settings"):
         st.caption("Settings only (N0, the prior, the algorithms and theirs, restarts, seed): never the data.")
         everything = st.session_state.get("settings", {})

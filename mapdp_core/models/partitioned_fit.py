@@ -215,6 +215,7 @@ def fit_partitioned(est, X, default_sample_rows: int, progress=None, stop=None):
     # phase 3: the sweeps in rounds
     layout_model = ModelData(sample_fit._parsed)
     tol, max_iter = float(est.tol), check_int(est.max_iter, "max_iter", 1)
+
     def on_round(sweep, round_, committed, n_parts, moved):
         tell({"phase": "sweep", "sweep": sweep, "round": round_, "committed": committed, "parts": n_parts,
               "moved": moved})

@@ -328,6 +328,14 @@ def test_n0_picture_draws_expected_clusters_for_the_current_n0(at):
     names = [t["name"] for t in spec["data"]]
     assert f"N0 = {n0:g} (now)" in names and "N0 = 0.1" in names and "N0 = 10" in names
     assert spec["layout"]["xaxis"]["type"] == "log"
+    assert any(r"\sum_{i=1}^{N}" in e.proto.body for e in at.get("markdown") if hasattr(e.proto, "body")) or \
+        any(r"\sum_{i=1}^{N}" in str(e.proto) for e in at.get("latex"))
+    # a large version for a projector (issue 27: the sidebar's was about 190 px wide)
+    at.button(key="n0_large").click().run()
+    _ok(at)
+    large = _chart(at, "n0_picture_large")
+    assert large["layout"]["height"] >= 500 and large["layout"]["font"]["size"] >= 18
+    assert max(t["line"]["width"] for t in large["data"]) > max(t["line"]["width"] for t in spec["data"])
 
 
 # ----------------------------------------------------------------------------- 10. CSV downloads
