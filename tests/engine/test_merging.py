@@ -91,3 +91,23 @@ def test_merge_auto_applies_to_the_automatic_search_only_and_bad_values_are_said
     for bad in ("yes", 0.0, 1.5, -1):
         with pytest.raises(ValueError, match="merge="):
             MAPDP(merge=bad).fit(X)
+
+
+def test_posterior_weights_are_the_normalised_predictive_weights():
+    """tau, as normalised here (each row's largest log weight taken out), equals
+    exp(logw - logsumexp(logw)) to rounding, rows sum to 1, and rows far from every component
+    (weights that underflow in linear scale) still get a distribution."""
+    from scipy.special import logsumexp
+
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(0, 1, (200, 2)), rng.normal(6, 1, (200, 2)), [[1e6, -1e6]]])
+    parsed = parse(X, "normal_wishart", None)
+    labels = np.r_[np.zeros(200, int), np.ones(200, int), [1]]
+    tau = posterior_weights(parsed, labels)
+    model = ModelData(parsed)
+    K = model.start(labels.astype(np.int64))
+    nlp, _ = model.score_rows(parsed.X, K)
+    logw = np.log(model.cnt[:K])[None, :] - nlp
+    np.testing.assert_allclose(tau, np.exp(logw - logsumexp(logw, axis=1, keepdims=True)), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(tau.sum(axis=1), 1.0, rtol=1e-12)
+    assert np.isfinite(tau).all() and tau[-1].max() == 1.0
