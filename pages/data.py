@@ -354,7 +354,10 @@ PREVIEW_COLUMNS = 200  # a wide table's 20 000 columns would take the browser mi
 shown = d.table if d.table.shape[1] <= PREVIEW_COLUMNS else d.table.iloc[:, :PREVIEW_COLUMNS]
 st.markdown("**Preview** (first 200 rows" + (f", first {PREVIEW_COLUMNS} of {d.table.shape[1]:,} columns; every column "
                                              "is used and downloaded)" if shown is not d.table else ")"))
-st.dataframe(shown.head(200), width="stretch", key="data_preview_table")
+head = shown.head(200)
+st.dataframe(head, width="stretch", key="data_preview_table",  # dates without "00:00:00" (issue 27)
+             column_config={c: st.column_config.DateColumn(format="YYYY-MM-DD")
+                            for c in head.columns if figures.midnight_dates(head[c])})
 summary, gappy = missing_summary(d.table)
 n_gaps = int(summary["n_missing"].sum())
 st.markdown(f"**Missing values:** {n_gaps:,} cells in {len(gappy):,} rows.")

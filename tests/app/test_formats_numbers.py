@@ -90,3 +90,26 @@ def test_groups_text_names_the_components_of_each_cluster():
     groups = [(0, (0, 3)), (1, (1,)), (2, tuple(range(2, 30, 3)))]
     assert animation.groups_text(groups[:2]) == "cluster 0 = components 0+3 · cluster 1 = component 1"
     assert "(10 components)" in animation.groups_text(groups, most=6)
+
+
+def test_the_data_preview_shows_midnight_dates_as_dates():
+    """The Data page's preview of a table with a date column: its cells read 2024-03-01, not
+    2024-03-01 00:00:00 (a date-time column with a time keeps it)."""
+    import json
+
+    from streamlit.testing.v1 import AppTest
+
+    from apptools import APP, ok
+
+    table = pd.DataFrame({"visit": pd.date_range("2024-03-01", periods=40, freq="D"),
+                          "stamp": pd.date_range("2024-03-01 08:30", periods=40, freq="h"),
+                          "x": np.r_[np.zeros(20), np.ones(20) * 5.0]})
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.session_state["data"] = sources.table_data(table, roles={"visit": "ignored", "stamp": "ignored", "x": "feature"},
+                                                  name="visits")
+    at.switch_page("pages/data.py").run()
+    ok(at)
+    preview = next(df for df in at.dataframe if {"visit", "stamp"} <= set(df.value.columns))
+    config = json.loads(preview.proto.columns)
+    assert config["visit"]["type_config"]["format"] == "YYYY-MM-DD"
+    assert "stamp" not in config
