@@ -13,15 +13,6 @@ from test_exactness import three_shapes
 distributed = pytest.importorskip("distributed")
 
 
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                       silence_logs=50)
-    with distributed.Client(cluster) as c:
-        yield c
-    cluster.close()
-
-
 def _pid(_):
     import os
 

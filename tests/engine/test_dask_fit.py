@@ -24,15 +24,6 @@ def test_without_a_client_the_message_says_what_to_start():
         MAPDP(N0=3.0, likelihood="normal_wishart", prior=None).fit(da.zeros((10, 2), chunks=(5, 2)))
 
 
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                       silence_logs=50)
-    with distributed.Client(cluster) as c:
-        yield c
-    cluster.close()
-
-
 def _in_memory(params, table, lengths, seed, n_sample):
     """The same fit in memory: the sample's MAPDP, its partition extended to every row, and the
     serial sweeps over the parts' rows in the global order."""
