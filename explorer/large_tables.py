@@ -337,15 +337,13 @@ def _compute(config, *things):
         return client.gather(client.compute(list(things)))
 
 
-def _length(part) -> int:
-    return len(part)
-
-
 def part_lengths(config, ddf) -> list[int]:
     """Each part's rows, counted on the cluster."""
     import dask
 
-    return [int(n) for n in _compute(config, *[dask.delayed(_length)(p) for p in ddf.to_delayed()])]
+    from mapdp_core.models.partitioned_fit import part_length
+
+    return [int(n) for n in _compute(config, *[dask.delayed(part_length)(p) for p in ddf.to_delayed()])]
 
 
 _DESCRIBED: dict = {}
@@ -399,10 +397,6 @@ def fit_large(config, choice: str, progress=None, stop=None, columns=None, **map
         return fit_partitioned(model, ddf, RESTART_ROWS, progress=progress, stop=stop)
 
 
-def _rows_at(part, positions):
-    return part.iloc[positions]
-
-
 def sample_of(ddf, model, n: int, seed: int = 0, config=None) -> pd.DataFrame:
     """``n`` rows drawn uniformly from the whole table (all of them when it has fewer), in table
     order, with the out-of-core fit's cluster of each (column :data:`LABEL_COLUMN`) and its place in
@@ -410,15 +404,15 @@ def sample_of(ddf, model, n: int, seed: int = 0, config=None) -> pd.DataFrame:
     of its columns); ``config`` names the cluster (None: the current client)."""
     import dask
 
+    from mapdp_core.models.partitioned_fit import part_length, positions_by_part, rows_at
+
     parts = ddf.to_delayed()
     lengths = part_lengths(config, ddf) if config is not None else [int(n) for n in dask.compute(
-        *[dask.delayed(_length)(p) for p in parts])]
+        *[dask.delayed(part_length)(p) for p in parts])]
     N = int(sum(lengths))
     n = min(int(n), N)
     rows = np.sort(np.random.default_rng(seed).choice(N, n, replace=False)) if n < N else np.arange(N)
-    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-    where = np.searchsorted(offsets, rows, side="right") - 1
-    pieces = [dask.delayed(_rows_at)(p, rows[where == w] - offsets[w]) for w, p in enumerate(parts) if (where == w).any()]
+    pieces = [dask.delayed(rows_at)(p, at) for p, at in zip(parts, positions_by_part(rows, lengths)) if len(at)]
     labels = model.labels_
     if len(labels) != N:
         raise LargeTableError(f"the fit labelled {len(labels):,} rows but the table now has {N:,}: it changed since "

@@ -79,17 +79,24 @@ def _earlier_sources() -> set[tuple[str, str]]:
     return pairs
 
 
-def test_set3_files_match_the_builder_and_readme():
-    b = _builder()
-    names = {p.stem for p in _csvs(SET3)}
-    assert names == set(b.TABLES_3), "heldout3/ holds exactly the tables of TABLES_3"
-    assert len(names) >= 14
-    readme = (SET3 / "README.md").read_text()
-    assert "2026-11-26" in readme and "No clustering method" in readme and "sealed" in readme.lower()
+def _files_match_builder_and_readme(folder, tables: dict, least: int) -> str:
+    """The folder holds exactly the builder's tables, at least ``least``, each with a row in its
+    README, whose R sources are the builder's; returns the README's text."""
+    names = {p.stem for p in _csvs(folder)}
+    assert names == set(tables), f"{folder.name}/ holds exactly the builder's tables"
+    assert len(names) >= least
+    readme = (folder / "README.md").read_text()
+    assert "2026-11-26" in readme and "No clustering method" in readme
     for name in names:
-        assert f"`{name}.csv`" in readme, f"{name} has no row in heldout3/README.md"
-    ours = {(pkg, item) for pkg, item, _label, _left in b.TABLES_3.values()}
-    assert _readme_sources(SET3 / "README.md") == ours, "README sources differ from the builder's"
+        assert f"`{name}.csv`" in readme, f"{name} has no row in {folder.name}/README.md"
+    ours = {(pkg, item) for pkg, item, _label, _left in tables.values()}
+    assert _readme_sources(folder / "README.md") == ours, "README sources differ from the builder's"
+    return readme
+
+
+def test_set3_files_match_the_builder_and_readme():
+    readme = _files_match_builder_and_readme(SET3, _builder().TABLES_3, 14)
+    assert "sealed" in readme.lower()
 
 
 @pytest.mark.parametrize("path", _csvs(SET3), ids=lambda p: p.stem)
@@ -188,17 +195,8 @@ def _sources_before_set4() -> set[tuple[str, str]]:
 
 
 def test_set4_files_match_the_builder_and_readme():
-    b = _builder()
-    names = {p.stem for p in _csvs(SET4)}
-    assert names == set(b.TABLES_4), "heldout4/ holds exactly the tables of TABLES_4"
-    assert len(names) >= 12
-    readme = (SET4 / "README.md").read_text()
-    assert "2026-11-26" in readme and "No clustering method" in readme and "SEALED" in readme
-    assert "--unseal-heldout4" in readme and "judged nothing yet" in readme
-    for name in names:
-        assert f"`{name}.csv`" in readme, f"{name} has no row in heldout4/README.md"
-    ours = {(pkg, item) for pkg, item, _label, _left in b.TABLES_4.values()}
-    assert _readme_sources(SET4 / "README.md") == ours, "README sources differ from the builder's"
+    readme = _files_match_builder_and_readme(SET4, _builder().TABLES_4, 12)
+    assert "SEALED" in readme and "--unseal-heldout4" in readme and "judged nothing yet" in readme
 
 
 @pytest.mark.parametrize("path", _csvs(SET4), ids=lambda p: p.stem)

@@ -228,7 +228,7 @@ def table_labels(part: Part) -> np.ndarray:
     return part.labels[part.inverse]
 
 
-def _take(value, i):
+def item_of(value, i):
     return value[i]
 
 
@@ -266,7 +266,7 @@ class DaskParts:
         return self.client.submit(fn, *args, pure=False)
 
     def pick(self, handle, i):
-        return self.client.submit(_take, handle, i, pure=False)
+        return self.client.submit(item_of, handle, i, pure=False)
 
     def gather(self, handles):
         return self.client.gather(list(handles))

