@@ -218,9 +218,11 @@ def table_data(table: pd.DataFrame, roles=None, families=None, standardize: str 
     X, likelihood, wide = project_wide(encoded, dict(prepared.likelihood))
     notes, description = tuple(prepared.notes), f"{name}: {len(table)} rows, {prepared.X.shape[1]} features."
     if wide is not None:
-        said = (f"{len(wide.columns):,} real-valued columns are clustered through their {len(wide.names)} leading "
+        screened = (f"; {len(wide.informative):,} of them share structure with the others and make the components, "
+                    "the rest look like noise" if len(wide.informative) < len(wide.columns) else "")
+        said = (f"{len(wide.columns):,} real-valued columns are clustered through {len(wide.names)} leading "
                 f"principal component(s) ({', '.join(wide.names)}), those above the noise level, as MAPDP() does with "
-                "a wide table; the profiles rank the columns themselves.")
+                f"a wide table{screened}; the profiles rank the columns themselves.")
         notes, description = notes + (said,), description + " " + said
     return AppData(name=name, table=table, X=X, likelihood=likelihood, truth=truth, truth_names=names, notes=notes,
                    encodings=prepared.encodings, description=description, id_column=None if ids is None else ids.name,

@@ -232,9 +232,10 @@ class MAPDP(SweepEstimator):
     wide_projection_ : WideProjection or None
         With ``likelihood="auto"`` on a wide table (at least
         :data:`~mapdp_core.selection.auto.WIDE_COLUMNS` real-valued columns, more than a quarter
-        of the rows), the principal components above the noise level that were clustered in
-        place of those columns (:class:`mapdp_core.selection.auto.WideProjection`; its
-        ``loadings()`` say which columns drive the clusters); None otherwise.
+        of the rows), the principal components above the noise level, of the columns that pass
+        its screen, that were clustered in place of those columns
+        (:class:`mapdp_core.selection.auto.WideProjection`; ``informative`` lists the screened
+        columns, ``loadings()`` says which columns drive the clusters); None otherwise.
     %(objective_history_)s
         Here the objective is E (PLOS Algorithm 3).
     neg_log_joint_history_ : list of float

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from mapdp_core import MAPDP, clustering_scores
-from mapdp_core.selection.auto import WIDE_COLUMNS, auto_likelihood, wide_projection
+from mapdp_core.selection.auto import WIDE_COLUMNS, auto_likelihood, screen_columns, wide_projection
 
 
 def _groups(D: int, seed: int = 0, sizes=(80, 70, 50), informative: int = 50, shift: float = 1.5):
@@ -18,7 +18,7 @@ def _groups(D: int, seed: int = 0, sizes=(80, 70, 50), informative: int = 50, sh
     return pd.DataFrame(X, columns=[f"g{j}" for j in range(D)]), z
 
 
-@pytest.mark.parametrize("D", [1000, 5000])
+@pytest.mark.parametrize("D", [1000, 5000, 20000])
 def test_wide_tables_get_their_groups_not_one_cluster_nor_one_per_row(D):
     X, z = _groups(D)
     model = MAPDP(random_state=0).fit(X)
@@ -26,8 +26,8 @@ def test_wide_tables_get_their_groups_not_one_cluster_nor_one_per_row(D):
     assert clustering_scores(z, model.labels_)["nmi"] >= 0.75
     projection = model.wide_projection_
     assert projection is not None and 1 <= len(projection.names) <= 50
-    top = projection.loadings().abs().max(axis=1).sort_values(ascending=False).index[:50]
-    assert sum(int(c[1:]) < 50 for c in top) >= 35  # the columns that drive the clusters are the informative ones
+    top = projection.loadings().abs().max(axis=1).sort_values(ascending=False).index[:30]
+    assert sum(int(c[1:]) < 50 for c in top) >= 27  # the columns that drive the clusters are the informative ones
     assert set(model.likelihood_["column"]) == set(projection.names)
     assert (model.predict(X.iloc[:40]) == model.labels_[:40]).mean() >= 0.95  # new rows through the same projection
 
@@ -62,3 +62,36 @@ def test_gaps_in_a_wide_table_count_as_the_columns_mean_and_mixed_columns_stay()
     assert "smoker" in set(model.likelihood_["column"])
     assert model.wide_projection_ is not None and "smoker" not in model.wide_projection_.columns
     assert clustering_scores(z, model.labels_)["nmi"] >= 0.75
+
+
+def _energy_reference(Z: np.ndarray) -> np.ndarray:
+    """Each column's summed squared correlation with every other column, pair by pair."""
+    D = Z.shape[1]
+    return np.array([sum(np.corrcoef(Z[:, j], Z[:, k])[0, 1] ** 2 for k in range(D) if k != j) for j in range(D)])
+
+
+@pytest.mark.parametrize("shape", [(60, 25), (25, 60)])  # both sides of the computation: D <= N and D > N
+def test_the_screen_is_the_summed_squared_correlation_against_its_noise_threshold(shape):
+    N, D = shape
+    rng = np.random.default_rng(11)
+    Z = rng.normal(size=(N, D))
+    Z[:, :4] += 2.0 * rng.normal(size=(N, 1))  # four columns that share a factor
+    Z = (Z - Z.mean(axis=0)) / Z.std(axis=0)
+    e = _energy_reference(Z)
+    s = (e - (D - 1) / (N - 1)) / (np.sqrt(2 * (D - 1)) / (N - 1))
+    expected = s > np.sqrt(2 * np.log(D))
+    assert np.array_equal(screen_columns(Z), expected)
+    assert expected[:4].all() and not expected[4:].any()
+
+
+def test_the_screen_keeps_few_noise_columns_and_finds_a_few_informative_among_twenty_thousand():
+    rng = np.random.default_rng(12)
+    noise = rng.normal(size=(200, 5000))
+    assert screen_columns((noise - noise.mean(0)) / noise.std(0)).sum() <= 5
+    X, _ = _groups(20000, seed=1)
+    Z = X.to_numpy()
+    keep = screen_columns((Z - Z.mean(0)) / Z.std(0))
+    assert keep[:50].sum() >= 15 and keep[50:].sum() <= 5
+    projection = wide_projection(X, list(X.columns))
+    assert set(projection.informative) == set(X.columns[keep])
+    assert (projection.loadings().loc[X.columns[~keep]] == 0).all().all()  # the rest do not drive the clusters
