@@ -34,6 +34,28 @@ GENERATOR_DEFAULTS = {"w_generator": GENERATORS[0], "w_gen_seed": 0, "w_gen_sect
                       "w_gen_cl_miss": 0.1}
 
 
+def _change_many(editor_key: str, spec: pd.DataFrame, fields: dict, prefix: str) -> None:
+    """Set a role or likelihood for every column a filter picks, in the data editor under
+    ``editor_key`` (``spec``: its table as edited so far). A table of thousands of columns is not
+    edited one cell at a time (issue 28); the editor is drawn again from the changed table."""
+    contains = st.text_input("Column names containing (blank: any name)", key=f"{prefix}_contains")
+    now = {field: column.selectbox(f"Now with the {field}", ["any", *options], key=f"{prefix}_now_{field}")
+           for (field, options), column in zip(fields.items(), st.columns(len(fields)))}
+    mask = tables.matching_columns(spec, contains, **now)
+    n = int(mask.sum())
+    first = ", ".join(common.escape_markdown(c, 40) for c in spec.loc[mask, "column"].astype(str)[:5])
+    st.caption(f"{n:,} of {len(spec):,} columns match" + (f": {first}{', …' if n > 5 else ''}" if n else "."))
+    wanted = {field: column.selectbox(f"Set the {field} to", ["(unchanged)", *options], key=f"{prefix}_set_{field}")
+              for (field, options), column in zip(fields.items(), st.columns(len(fields)))}
+    changes = {field: value for field, value in wanted.items() if value != "(unchanged)"}
+    if st.button(f"Apply to the {n:,} matching columns", key=f"{prefix}_apply", disabled=not (n and changes)):
+        changed = spec.copy()
+        for field, value in changes.items():
+            changed.loc[mask, field] = value
+        common.replace_editor_table(editor_key, changed)
+        st.rerun()
+
+
 def _fit_progress(job) -> None:
     """The running fit's phase, sweep, round, parts committed and rows moved, and Stop."""
     step = job.step or {}
@@ -266,6 +288,8 @@ else:
                            "family": st.column_config.SelectboxColumn("family", options=FAMILY_NAMES),
                            "reason": st.column_config.TextColumn("reason", width="large")})
         common.keep_edits(editor_key, edited)
+        with st.expander("Change many columns at once"):
+            _change_many(editor_key, edited, {"role": list(ROLES), "family": FAMILY_NAMES}, "w_upload_bulk")
         # the reasons (thousands separators, percentages, zeros that look like "not measured") are
         # longer than a cell: each in full, as plain text (the column names are the uploader's)
         with st.expander("Why each column is handled this way"):
@@ -330,9 +354,16 @@ with left:
                 common.plain_error(exc, "These likelihoods do not fit the data")
     with st.expander("Set one likelihood for several columns"):
         many = st.multiselect("Columns", d.features, key="w_many_columns")
+        if not many:  # thousands of columns are picked by what they share, not one by one (issue 28)
+            contains = st.text_input("…or every column whose name contains (blank: any name)", key="w_many_contains")
+            now = st.selectbox("…and whose likelihood now is", ["any", *FAMILY_NAMES], key="w_many_now")
+            if contains.strip() or now != "any":
+                many = list(current.loc[tables.matching_columns(current, contains, family=now), "column"])
+                st.caption(f"{len(many):,} of {len(current):,} columns match.")
         family = st.selectbox("Likelihood", FAMILY_NAMES, key="w_many_family",
                               index=FAMILY_NAMES.index("normal_gamma") if "normal_gamma" in FAMILY_NAMES else 0)
-        if st.button("Apply to these columns", key="apply_many", disabled=not many):
+        if st.button(f"Apply to these {len(many):,} columns" if many else "Apply to these columns", key="apply_many",
+                     disabled=not many):
             try:
                 common.set_data(sources.with_likelihood(d, {c: family for c in many}))
                 st.session_state.pop("w_many_columns", None)

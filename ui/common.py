@@ -134,6 +134,14 @@ def keep_edits(editor_key: str, edited) -> None:
     st.session_state.setdefault("kept_edits", {})[editor_key] = edited
 
 
+def replace_editor_table(editor_key: str, table) -> None:
+    """Start the data editor under ``editor_key`` again from ``table``, a change made outside it
+    (a bulk edit; ``table`` holds the editor's cell edits so far): its widget state is dropped."""
+    keep_edits(editor_key, table)
+    st.session_state.setdefault("editor_starts", {}).pop(editor_key, None)
+    st.session_state.pop(editor_key, None)
+
+
 def setting(key: str, default):
     """A setting that outlives the page that shows its widget (widget state is dropped on page change)."""
     return st.session_state.setdefault("settings", {}).get(key, default)
