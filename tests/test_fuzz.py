@@ -376,6 +376,72 @@ ODD_BYTES = {
 }
 
 
+#: real-world number formats (issue 29): name -> (file, column, the values read: numbers, or text for codes).
+#: Each file has an ``id`` column r0, r1, ... so that a lost or reordered row shows.
+_NAN = float("nan")
+
+
+def _numbers_file(cells, delimiter=",", quote=False):
+    q = '"' if quote else ""
+    return ("id" + delimiter + "v\n" + "".join(f"r{i}{delimiter}{q}{c}{q}\n" for i, c in enumerate(cells))).encode()
+
+
+NUMBER_FORMATS = {
+    "percentages": (_numbers_file(["12%", "45%", "7.5%", "80%"]), [12, 45, 7.5, 80]),
+    "fractions among percentages": (_numbers_file(["0.12", "12%", "45%", "", "50%"]), [12, 12, 45, _NAN, 50]),
+    "accounting negatives": (_numbers_file(["(12)", "5", "(3)", "0"]), [-12, 5, -3, 0]),
+    "accounting with thousands": (_numbers_file(["(1,234.50)", "7", "(2,000)"], quote=True), [-1234.5, 7, -2000]),
+    "accounting with a gap": (_numbers_file(["(12)", "NA", "5", "(7)"]), [-12, _NAN, 5, -7]),
+    "euro suffix": (_numbers_file(["1.200 \u20ac", "3,50 \u20ac", "12 \u20ac"], ";"), [1200, 3.5, 12]),
+    "euro prefix with a gap": (_numbers_file(["\u20ac1.200", "", "\u20ac3,50"], ";"), [1200, _NAN, 3.5]),
+    "12,000 beside 1,5": (_numbers_file(["12,000", "1,5", "3"], quote=True), [12, 1.5, 3]),
+    "12,000 beside 1,5 semicolon": (_numbers_file(["12,000", "1,5", "3"], ";"), [12, 1.5, 3]),
+    "dollars": (_numbers_file(["$1,200.50", "$3", "$10.25"], quote=True), [1200.5, 3, 10.25]),
+    "leading zeros": (_numbers_file(["02134", "10115", "007", "80331"]), ["02134", "10115", "007", "80331"]),
+    "leading zeros with gaps": (_numbers_file(["02134", "", "007", "NA", "80331"]),
+                                ["02134", _NAN, "007", _NAN, "80331"]),
+    "leading zeros quoted": (_numbers_file(["0044", "0100", "12"], quote=True), ["0044", "0100", "12"]),
+    "signed codes": (_numbers_file(["-07", "+03", "12"]), ["-07", "+03", "12"]),
+    "leading zeros tab": (_numbers_file(["02134", "10115", "0"], "\t"), ["02134", "10115", "0"]),
+    "18-digit ids": (_numbers_file([str(110101199003071234 + i) for i in range(6)]),
+                     [str(110101199003071234 + i) for i in range(6)]),
+    "18-digit ids with a gap": (_numbers_file([str(110101199003071234 + i) if i != 2 else "" for i in range(6)]),
+                                [str(110101199003071234 + i) if i != 2 else _NAN for i in range(6)]),
+    "19-digit ids": (_numbers_file([str(9110101199003071234 + i) for i in range(5)]),
+                     [str(9110101199003071234 + i) for i in range(5)]),
+    "20-digit ids with a gap": (_numbers_file([str(11010119900307123450 + i) if i != 0 else "NA" for i in range(5)]),
+                                [_NAN] + [str(11010119900307123450 + i) for i in range(1, 5)]),
+    "semicolon ids and codes": (_numbers_file(["110101199003071234", "02134", "110101199003071236"], ";"),
+                                ["110101199003071234", "02134", "110101199003071236"]),
+}
+ODD_BYTES.update({f"number format: {k}": data for k, (data, _) in NUMBER_FORMATS.items()})
+
+
+@pytest.mark.parametrize("case", list(NUMBER_FORMATS))
+@pytest.mark.parametrize("fast", [False, True], ids=["careful", "pandas"])
+def test_real_world_number_formats_read_every_row_and_value(case, fast):
+    from mapdp_core.data.loading import DataLoadError
+    from mapdp_core.data.loading.read import _read_table
+
+    data, expected = NUMBER_FORMATS[case]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            df, _ = _read_table(data, sheet=None, header="auto", name=None, min_rows=1,
+                                fast_path_bytes=0 if fast else 10**9)
+        except DataLoadError:  # a clear refusal is allowed; nothing else
+            return
+    assert df["id"].tolist() == [f"r{i}" for i in range(len(expected))]  # every row, in order
+    got = df["v"].tolist()
+    for g, e in zip(got, expected):
+        if isinstance(e, str):
+            assert g == e, (got, expected)
+        elif e != e:
+            assert g != g, (got, expected)
+        else:
+            assert isinstance(g, (int, float)) and abs(g - e) < 1e-9, (got, expected)
+
+
 @pytest.mark.parametrize("case", list(ODD_BYTES))
 def test_loaders_on_odd_bytes(case):
     data = ODD_BYTES[case]

@@ -288,6 +288,10 @@ KINDS = [
     ("fractions in percent", ["0.12", "12%", "45%", "50%"], [12, 12, 45, 50], "put on the same scale", False),
     ("percent in fractions", ["0.12", "0.3", "0.5", "45%"], [0.12, 0.3, 0.5, 0.45], "fractions, as most", False),
     ("percent and plain", ["15", "12%", "45%"], [15, 12, 45], "1 cell(s) written without '%'", True),
+    # codes: kept as their text on both readers (the values compared here are that text read as numbers)
+    ("leading zero", ["02134", "10115", "007", "80331"], [2134, 10115, 7, 80331], "leading zero", False),
+    ("long id", ["110101199003071234", "110101199003071235", "9920101199003071236"],
+     [110101199003071234, 110101199003071235, 9920101199003071236], "more than 15 digits", False),
 ]
 DELIMITERS = {"comma": ",", "semicolon": ";", "tab": "\t"}
 MEMO_SEPARATORS = ["\u2028", "\x0c", "\x85", "\u2029", "\x0b"]
@@ -324,6 +328,8 @@ def test_number_formats_in_many_files(kind, delimiter, quote_all, bom, gap, sep)
     assert list(df.columns) == ["id", "memo", "v"] and len(df) == len(cells)
     assert df["memo"].tolist() == memo  # the separator stayed inside its cell, on both readers
     _same(df["v"], expected)
+    if kind in ("leading zero", "long id"):  # the cells' exact text
+        assert df["v"].dropna().tolist() == [c for c in cells if c not in ("", "NA")]
     said = said[delimiter] if isinstance(said, dict) else said
     if said is None:
         assert "v" not in rep.column_notes, rep.column_notes

@@ -72,16 +72,21 @@ def _fast_frame(data: bytes, encoding: str, header, report: LoadReport, min_rows
     report.decimal = decimal
     has_header = _header_choice(header, rows, decimal)
     pandas_encoding = {"utf-8": "utf-8", "utf-8-sig": "utf-8-sig"}.get(encoding, encoding)
-    try:
+
+    def read(**extra) -> pd.DataFrame:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            table = pd.read_csv(io.BytesIO(data), sep=sep, header=None, skiprows=skip + first + int(has_header),
-                                decimal=decimal, encoding=pandas_encoding, keep_default_na=False,
-                                na_values=_PANDAS_NA, skipinitialspace=True, skip_blank_lines=True, engine="c",
-                                index_col=False, quotechar='"', doublequote=True)
+            return pd.read_csv(io.BytesIO(data), sep=sep, header=None, skiprows=skip + first + int(has_header),
+                               decimal=decimal, encoding=pandas_encoding, keep_default_na=False,
+                               na_values=_PANDAS_NA, skipinitialspace=True, skip_blank_lines=True, engine="c",
+                               index_col=False, quotechar='"', doublequote=True, **extra)
+
+    try:
+        table = read()
+        if table.shape[1] != width:
+            return None
+        exact = _exact_text(table, data, sep, encoding, read)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, UnicodeError):
-        return None
-    if table.shape[1] != width:
         return None
     report.header = has_header
     raw = rows[0] if has_header else [""] * width
@@ -108,6 +113,10 @@ def _fast_frame(data: bytes, encoding: str, header, report: LoadReport, min_rows
     n_rows = len(table)
     columns = [s for _, s in table.items()]
     del table
+    for k, j in enumerate(keep):  # codes and long numbers: their cells' text, as the file writes them
+        if j in exact:
+            s = exact.pop(j)
+            columns[k] = s[~empty].reset_index(drop=True) if empty.any() else s
     text = [k for k, s in enumerate(columns) if _is_text(s)]
     for k in text:
         columns[k] = _as_text(columns[k], decimal)
@@ -133,6 +142,128 @@ def _fast_frame(data: bytes, encoding: str, header, report: LoadReport, min_rows
     df = _assemble(cols, names, n_rows)
     report.n_rows, report.n_cols = df.shape
     return df
+
+
+#: whole numbers from this size on have 16 digits or more: a float loses the last ones (2**53 is about 9e15),
+#: and the cell rules keep those of more than 15 significant digits as text (``code_reason``)
+_LONG_NUMBER = 1e15
+#: a cell starting with a zero and another digit ("02134", "-07", '"0044"'): after a delimiter or a line
+#: break, spaces, a quote or a sign may come before the zero
+_LEADING_ZERO_CELL = rb'[ \t"+-]*0[0-9]'
+_PREFIX = np.zeros(256, dtype=bool)
+_PREFIX[list(b' \t"+-')] = True
+#: cells that start with a zero and a digit are attributed to their columns up to this many; more
+#: (a column of dates such as 05/03/2020 in a tall file) and every column of whole numbers is read again
+_MAX_HITS = 4000
+_SCAN_BYTES = 1 << 22
+
+
+def _exact_text(table: pd.DataFrame, data: bytes, sep: str, encoding: str, read) -> dict:
+    """Columns of ``table`` (pandas' numbers) that must be read again as the cells' text, so that
+    the cell rules see what the file writes, as the careful path does: ``{position: column}``.
+
+    pandas reads "02134" as 2134 (a code loses its zero, which the rules keep as text) and a
+    whole number of 16 or more digits as an int64 or a float64 whose last digits are gone. Those
+    columns are found without a look at each cell in Python: a column with a number of 16 or
+    more digits (or numbers beyond int64, which pandas leaves as uint64) by its values; a column
+    of whole numbers that may have been written with a leading zero by a scan of the file's
+    bytes for cells that start with a zero and a digit (:func:`_leading_zero_columns`), then
+    kept as text only when one of its own cells does. A column pandas read partly as numbers,
+    partly as text (chunks of a large file) is read again as text too, rather than rebuilt from
+    the numbers. The second read (``read``: pandas' reader with the same settings) takes only
+    those columns, and is skipped when there are none (the usual file)."""
+    numeric, long_, mixed = [], set(), []
+    for j, dt in table.dtypes.items():
+        if isinstance(dt, pd.StringDtype) or pd.api.types.is_bool_dtype(dt):
+            continue
+        if not pd.api.types.is_numeric_dtype(dt):
+            mixed.append(j)
+        elif dt.kind in "if":
+            numeric.append(j)
+        else:  # uint64: beyond int64
+            long_.add(j)
+    whole = []
+    per_block = max(1, _BATCH_CELLS // max(len(table), 1))
+    for start in range(0, len(numeric), per_block):
+        cols = numeric[start:start + per_block]
+        block = table[cols].to_numpy(dtype=float)
+        values = np.where(np.isfinite(block), block, 0.0)
+        del block
+        is_long = (np.abs(values) >= _LONG_NUMBER).any(axis=0)
+        is_whole = (values == np.round(values)).all(axis=0)
+        long_.update(j for j, hit in zip(cols, is_long) if hit)
+        whole.extend(j for j, hit, w in zip(cols, is_long, is_whole) if w and not hit)
+    if whole:
+        found = _leading_zero_columns(data, sep, encoding)
+        if found is not None:
+            whole = [j for j in whole if j in found]
+    wanted = sorted(long_.union(whole, mixed))
+    if not wanted:
+        return {}
+    again = read(usecols=wanted, dtype=str)
+    if len(again) != len(table) or list(again.columns) != wanted:
+        raise ValueError("the second read does not match the first")
+    exact = {j: again[j] for j in wanted if j in long_ or j in mixed}
+    whole = [j for j in wanted if j not in exact]
+    if whole:  # whether a cell of the column starts with a zero and a digit, many columns per call
+        n = len(again)
+        per_batch = max(1, _BATCH_CELLS // max(n, 1))
+        for start in range(0, len(whole), per_batch):
+            part = whole[start:start + per_batch]
+            flat = pd.concat([again[j] for j in part], ignore_index=True) if len(part) > 1 else again[part[0]]
+            lead = flat.str.strip().str.match(r"[+-]?0[0-9]").fillna(False).to_numpy(dtype=bool)
+            exact.update((j, again[j]) for j, hit in zip(part, lead.reshape(len(part), n).any(axis=1)) if hit)
+    return exact
+
+
+def _leading_zero_columns(data: bytes, sep: str, encoding: str) -> set | None:
+    """The positions of the columns where a cell may start with a zero and another digit
+    ("02134"), by a scan of the file's bytes (numpy, a few megabytes at a time); None when any
+    column may (too many such cells to place, a delimiter or an encoding that does not write ASCII
+    as single bytes, quotes on a line before such a cell). A cell is placed by the delimiters
+    before it on its line; a header cell, or a cell in quotes after a line break, may be taken for
+    one: that only costs a second read of that column."""
+    if not encoding.lower().replace("_", "-").startswith(("utf-8", "cp125", "latin", "iso-8859", "ascii")):
+        return None  # UTF-16 and UTF-32; in GB18030 a second byte may be a delimiter
+    try:
+        mark = sep.encode("utf-8" if encoding.lower().startswith("utf") else encoding)  # "utf-8-sig": no BOM
+    except UnicodeError:
+        return None
+    if len(mark) != 1:
+        return None if re.search(rb"(?:[\r\n]|" + re.escape(mark) + rb")" + _LEADING_ZERO_CELL, data) else set()
+    start = np.zeros(256, dtype=bool)
+    start[[10, 13, mark[0]]] = True
+    prefix = _PREFIX & ~start  # a tab is a space before a cell, unless it is the delimiter
+    raw = np.frombuffer(data, dtype=np.uint8)
+    hits: list[int] = []
+    if re.match(_LEADING_ZERO_CELL, data[:64].removeprefix(b"\xef\xbb\xbf")):
+        hits.append(0)
+    for begin in range(0, len(raw), _SCAN_BYTES):
+        lo = max(0, begin - 64)
+        a = raw[lo:begin + _SCAN_BYTES + 1]
+        zero = np.flatnonzero((a[1:-1] == 48) & (a[2:] - 48 < 10)) + 1  # a zero followed by a digit
+        zero = zero[zero + lo >= begin]  # each zero once, whichever chunk it falls in
+        if not len(zero):
+            continue
+        before = zero - 1
+        for _ in range(16):  # back over the spaces, quotes and signs before the zero
+            more = prefix[a[before]] & (before > 0)
+            if not more.any():
+                break
+            before = np.where(more, before - 1, before)
+        else:
+            return None
+        cells = before[start[a[before]]] + 1 + lo  # where each such cell starts in the file
+        hits.extend(cells.tolist()[:_MAX_HITS + 1])
+        if len(hits) > _MAX_HITS:
+            return None
+    columns = set()
+    for p in hits:
+        line = max(data.rfind(b"\n", 0, p), data.rfind(b"\r", 0, p)) + 1
+        if b'"' in data[line:p]:  # a delimiter in quotes may come before it
+            return None
+        columns.add(data.count(mark, line, p))
+    return columns
 
 
 def _is_text(s: pd.Series) -> bool:
