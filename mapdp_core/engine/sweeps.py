@@ -100,10 +100,10 @@ def run_sweeps(parsed: ParsedData, N0: float, order: np.ndarray, tol: float, max
     cluster; the first-sweep count of Appendix B then does not apply (it exists only so that
     a new cluster can open away from the all-in-one start). ``threads`` > 1 shares each
     MAP-DP sweep of :data:`PARALLEL_SWEEP_ROWS` rows or more among that many threads, with the
-    same labels and E bit for bit (:func:`_sweep_rows`). ``final_only``: a state that cannot be
-    the run's last (neither converged, nor at ``max_iter``, nor one that the next sweep would
-    repeat) leaves out its joint, summaries and labels (NaN, empty, None), for a caller that
-    keeps only the last state (:func:`last_state`); the states that can be last are whole."""
+    same labels and E bit for bit (:func:`_sweep_rows`). ``final_only``: only the states that can be
+    the run's last (converged, at ``max_iter``, or one that the next sweep would repeat) are
+    given, for a caller that keeps only the last state (:func:`last_state`); the others are
+    never built (no labels, joint or summaries computed for them)."""
     t0 = time.perf_counter()
     N = parsed.X.shape[0]
     identity = np.arange(N, dtype=np.int64)
@@ -178,11 +178,8 @@ def _sweeps_of(model, labels, K, order, visit, inverse, N0, log_n0, tol, max_ite
         converged = rng is None and abs(E_old - E) < tol
         if final_only and not (converged or iteration == max_iter or (
                 rng is None and tol > 0 and changed == 0 and not (iteration == 1 and init is None))):
-            # not the last state: the next sweep runs (the test at the loop's top fails)
-            state = SweepState(iteration=iteration, labels=None, n_clusters=K, objective=E, neg_log_joint=math.nan,
-                               n_changed=changed, cluster_sizes=sizes.astype(np.int64), summaries={},
-                               elapsed=time.perf_counter() - t0, converged=converged, algorithm="MAP-DP")
-            yield state
+            # not the last state (the next sweep runs: the test at the loop's top fails), and the
+            # caller keeps only the last: nothing is given, no labels, joint or summaries computed
             E_old = E
             continue
         state = SweepState(
