@@ -11,12 +11,13 @@ import numpy as np
 import pandas as pd
 
 from mapdp_core.core.validation import check_int
+from mapdp_core.evaluation.metrics import clustering_scores, match_labels
 from mapdp_core.models.registry import ALGORITHMS
 
-from explorer.runner import estimator, lambda_for_k, run
-from explorer.sources import AppData, numeric_matrix
+from explorer.runner import auto_settings, estimator, lambda_for_k, mapdp_settings, run
+from explorer.sources import AppData, numeric_matrix, scenario_data
 
-__all__ = ["COMPARED", "compare", "compare_estimate", "scale_estimate", "run_estimate", "expected_seconds",
+__all__ = ["COMPARED", "OVERVIEW_ALGORITHMS", "overview", "compare", "compare_estimate", "scale_estimate", "run_estimate", "expected_seconds",
            "compare_options", "compare_summary", "runs_once"]
 
 #: The algorithms :func:`compare` knows, in display order (the registry's).
@@ -270,3 +271,42 @@ def compare_summary(table: pd.DataFrame) -> pd.DataFrame:
         out[f"{c} sd"] = g[c].std(ddof=1) if len(table) > 1 else np.nan
     out["best objective"] = g["objective"].min()
     return out.reset_index()
+
+
+#: The overview's columns (:func:`overview`): two methods told the true K, and MAP-DP told nothing.
+OVERVIEW_ALGORITHMS = ("K-means", "E-M", "MAP-DP")
+
+
+def overview(sections, n: int = 1000, seed: int = 0, restarts: int = 3) -> tuple[pd.DataFrame, dict]:
+    """Every scenario beside every algorithm of :data:`OVERVIEW_ALGORITHMS`, as scikit-learn's
+    clustering comparison lays out data sets x algorithms (issue 27): K-means (k-means++, best of
+    ``restarts``) and E-M (a full-covariance Gaussian mixture, best of ``restarts``) are given
+    the true K; MAP-DP is given nothing and runs at the settings ``MAPDP()`` chooses from the
+    data, from its search's partition (:func:`explorer.runner.mapdp_settings`).
+
+    ``sections``: PLOS Section 5 scenarios ("5.1" ...), each drawn with ``n`` points and ``seed``.
+    Returns one row per (scenario, algorithm): "scenario", "algorithm", "told" (what the method
+    was given), "K" found, "nmi" against the truth, "labels" (one per row), "colours" (the labels
+    matched to the true classes, Hungarian, so one class keeps its colour across the grid); and
+    per scenario its points (N x 2)."""
+    n = check_int(n, "n", 10)
+    rows, points = [], {}
+    for section in sections:
+        data = scenario_data(section, n=n, seed=seed)
+        true_k = int(len(np.unique(data.truth[data.truth >= 0])))
+        points[section] = data.X[data.features].to_numpy(dtype=float)  # as drawn: the units of the data
+        for name in OVERVIEW_ALGORITHMS:
+            if name == "MAP-DP":
+                choice = auto_settings(data, random_state=seed)
+                est, X = estimator(data, name, mapdp_settings(choice), restarts=1, seed=seed, choice=choice)
+                told = "nothing"
+            else:
+                key = "n_clusters" if name == "K-means" else "n_components"
+                est, X = estimator(data, name, {key: true_k}, restarts=restarts, seed=seed)
+                told = f"K = {true_k}"
+            labels = np.asarray(est.fit(X).labels_)
+            scores = clustering_scores(data.truth, labels)
+            rows.append({"scenario": section, "algorithm": name, "told": told, "K": int(scores["K"]),
+                         "nmi": float(scores["nmi"]), "labels": labels,
+                         "colours": match_labels(data.truth, labels)})
+    return pd.DataFrame(rows), points

@@ -19,7 +19,7 @@ from explorer.animation import Frames, frame_state, step_word
 __all__ = ["PALETTE", "UNVISITED", "UNVISITED_LABEL", "colour_index", "animation_figure", "trace_figure",
            "scatter_figure", "bic_figure", "n0_figure", "cv_figure", "heatmap_figure", "sequence_figure",
            "trajectory_figure", "plain_number", "plain_numbers", "count_axis", "animation_html", "static_image",
-           "midnight_dates"]
+           "midnight_dates", "overview_figure"]
 
 
 def plain_number(x, digits: int = 3) -> str:
@@ -123,6 +123,21 @@ _MAX_COLUMNS = 3         # more algorithms wrap onto a second row of panels
 # follows Streamlit's light or dark theme, the points use every colour of the palette).
 _RING_HALO = {"color": "rgba(255,255,255,0.9)", "width": 4.5}
 _RING_LINE = {"color": "rgba(25,25,25,0.95)", "width": 2}
+
+
+def _plain(text) -> str:
+    """Data-derived text (a column name, a category level, a group) to put into a Plotly title, axis
+    title, legend, trace name, tick label or hover text: Plotly renders a subset of HTML there
+    (``<a href>``, ``<b>``, ``<br>``, ``<span style>``), so ``<``, ``>`` and ``&`` are written as
+    entities, which Plotly shows as the characters themselves (issue 29). The app's own markup
+    around it (``<b>...</b>``) is added by the caller, outside."""
+    return _html.escape(str(text), quote=False)
+
+
+def _hover_text(text) -> str:
+    """:func:`_plain` for text inside a hover template, where ``%{...}`` would also be read as a
+    variable: its ``%`` is written as the entity ``&#37;``, which Plotly shows as ``%``."""
+    return _plain(text).replace("%", "&#37;")
 
 
 def _step_word(name: str) -> str:
@@ -254,7 +269,7 @@ def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int 
         for a in range(A):
             g = min(f, len(frames.colours[a]) - 1)
             out.append(go.Scattergl(x=x, y=y, mode="markers", marker=_marker(frames.colours[a][g], size),
-                                    showlegend=False, name=frames.algorithms[a], **hover))
+                                    showlegend=False, name=_plain(frames.algorithms[a]), **hover))
             ex, ey = _ellipse_xy(frames.ellipses[a][g] if show_ellipses else [])
             for line in (_RING_HALO, _RING_LINE):
                 out.append(go.Scattergl(x=ex, y=ey, mode="lines", line=line, connectgaps=False,
@@ -372,9 +387,9 @@ def animation_html(fig: go.Figure, title: str, caption: str) -> str:
 
 def _shared_axes(fig, axis_names, rows: int, cols: int, A: int) -> None:
     """Axis titles, one scale for every panel (the first panel's), equal x and y scales."""
-    fig.update_xaxes(title_text=axis_names[0], title_standoff=4, showgrid=True, zeroline=False)
+    fig.update_xaxes(title_text=_plain(axis_names[0]), title_standoff=4, showgrid=True, zeroline=False)
     fig.update_yaxes(showgrid=True, zeroline=False)
-    fig.update_yaxes(title_text=axis_names[1], title_standoff=4, col=1)
+    fig.update_yaxes(title_text=_plain(axis_names[1]), title_standoff=4, col=1)
     # one scale for every panel: x and y match the first panel's, tick labels only on the left column
     for r in range(rows):
         for c in range(cols):
@@ -392,15 +407,15 @@ def trace_figure(frames: Frames, height: int = 300) -> go.Figure:
     A = len(frames.algorithms)
     # short titles (the name once, above its column): "DP-means: objective" side by side overlapped
     fig = make_subplots(rows=2, cols=A, shared_xaxes=True, vertical_spacing=0.16, horizontal_spacing=0.07,
-                        subplot_titles=[f"<b>{a}</b>: K" for a in frames.algorithms]
+                        subplot_titles=[f"<b>{_plain(a)}</b>: K" for a in frames.algorithms]
                         + ["objective"] * A)
     for a in range(A):
         info = frames.history[a]
         colour = PALETTE[a % len(PALETTE)]
         fig.add_trace(go.Scatter(x=info["sweep"], y=info["K"], mode="lines+markers", line={"color": colour},
-                                 showlegend=False, name=f"{frames.algorithms[a]} K"), row=1, col=a + 1)
+                                 showlegend=False, name=f"{_plain(frames.algorithms[a])} K"), row=1, col=a + 1)
         fig.add_trace(go.Scatter(x=info["sweep"], y=info["objective"], mode="lines+markers",
-                                 line={"color": colour}, showlegend=False, name=f"{frames.algorithms[a]} objective"),
+                                 line={"color": colour}, showlegend=False, name=f"{_plain(frames.algorithms[a])} objective"),
                       row=2, col=a + 1)
         fig.update_xaxes(title_text="sweep", row=2, col=a + 1)
         fig.update_yaxes(row=1, col=a + 1, **count_axis(info["K"]))
@@ -420,12 +435,12 @@ def scatter_figure(coords: np.ndarray, axis_names, colour=None, colour_name: str
         colour = pd.Series(colour).astype(str).to_numpy()
         for i, level in enumerate(pd.unique(colour)):
             m = colour == level
-            fig.add_trace(go.Scattergl(x=coords[m, 0], y=coords[m, 1], mode="markers", name=f"{level}",
+            fig.add_trace(go.Scattergl(x=coords[m, 0], y=coords[m, 1], mode="markers", name=_plain(level),
                                        marker={"size": 4, "color": PALETTE[i % len(PALETTE)], "opacity": 0.7}))
-        fig.update_layout(legend_title_text=colour_name)
+        fig.update_layout(legend_title_text=_plain(colour_name))
     # no background or grid colour: the figure follows the Streamlit theme, light or dark
     fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 10, "b": 10},
-                      xaxis_title=axis_names[0], yaxis_title=axis_names[1])
+                      xaxis_title=_plain(axis_names[0]), yaxis_title=_plain(axis_names[1]))
     fig.update_xaxes(showgrid=True)
     fig.update_yaxes(showgrid=True)
     return fig
@@ -442,54 +457,63 @@ def bic_figure(curve: pd.DataFrame, chosen: int) -> go.Figure:
     return fig
 
 
-def n0_figure(table: pd.DataFrame, best: float | None = None) -> go.Figure:
-    """N0 grid (:func:`mapdp_core.n0_grid`): the exact -ln p(X, z | N0) and K against N0, log scale."""
-    fig = make_subplots(rows=1, cols=2, subplot_titles=["exact −ln p(X, z | N0) (lower is better)", "clusters K"])
-    y = "neg_log_joint" if "neg_log_joint" in table else table.columns[1]
-    fig.add_trace(go.Scatter(x=table["N0"], y=table[y], mode="lines+markers", showlegend=False), row=1, col=1)
-    if "K" in table:
-        fig.add_trace(go.Scatter(x=table["N0"], y=table["K"], mode="lines+markers", showlegend=False), row=1, col=2)
-        fig.update_yaxes(row=1, col=2, **count_axis(table["K"]))
+def n0_figure(table: pd.DataFrame, best: float | None = None, panel: str = "joint") -> go.Figure:
+    """N0 grid (:func:`mapdp_core.n0_grid`) against N0, log scale: the exact -ln p(X, z | N0)
+    (``panel="joint"``) or the number of clusters K (``panel="K"``); ``best`` marked. One panel
+    per figure, so that a page sets the two side by side where there is room and one above the
+    other on a phone (issue 27: side by side, the titles ran out of the chart at 390 px)."""
+    if panel not in ("joint", "K"):
+        raise ValueError(f"panel={panel!r}: the N0 grid is drawn as 'joint' or 'K'.")
+    y = ("neg_log_joint" if "neg_log_joint" in table else table.columns[1]) if panel == "joint" else "K"
+    fig = go.Figure(go.Scatter(x=table["N0"], y=table[y], mode="lines+markers", showlegend=False))
+    if panel == "K":
+        fig.update_yaxes(**count_axis(table["K"]))
     if best is not None:
-        for c in (1, 2):
-            fig.add_vline(x=best, line_dash="dash", line_color=PALETTE[5], row=1, col=c)
+        fig.add_vline(x=best, line_dash="dash", line_color=PALETTE[5])
     fig.update_xaxes(type="log", title_text="N0")
-    fig.update_layout(height=320, margin={"l": 10, "r": 10, "t": 40, "b": 10})
+    fig.update_layout(title={"text": "exact −ln p(X, z | N0), lower is better" if panel == "joint" else "clusters K",
+                             "font": {"size": 14}}, height=320, margin={"l": 10, "r": 10, "t": 40, "b": 10})
     return fig
 
 
-def search_figure(table: pd.DataFrame) -> go.Figure:
+def search_figure(table: pd.DataFrame, against: str = "spread") -> go.Figure:
     """The automatic search (``MAPDP.hyperparameter_search_``, :func:`mapdp_core.selection.auto.choose_hyperparameters`):
     each candidate's evidence (its best exact -ln p(X, z | theta0, N0), lower is better) against the
-    prior spread (stages 1 and 3, one line per structure) and against N0 (stage 2, one line per
-    prior weight); the chosen candidate is ringed."""
-    fig = make_subplots(rows=1, cols=2, subplot_titles=["evidence against the prior spread", "evidence against N0"])
-    spread = table[table["stage"] != 2]
-    for i, (structure, g) in enumerate(spread.groupby("structure", sort=False)):
-        g = g.drop_duplicates("spread", keep="last").sort_values("spread")
-        fig.add_trace(go.Scatter(x=g["spread"], y=g["evidence"], mode="lines+markers", name=str(structure),
-                                 marker={"color": PALETTE[i % len(PALETTE)]}, customdata=g[["K_best", "N0"]],
-                                 hovertemplate="spread × %{x}<br>evidence %{y:.1f}<br>K %{customdata[0]}"
-                                               "<br>N0 %{customdata[1]}<extra></extra>"), row=1, col=1)
-    n0 = table[table["stage"] == 2]
-    for i, (weight, g) in enumerate(n0.groupby("weight", sort=False)):
-        g = g.sort_values("N0")
-        fig.add_trace(go.Scatter(x=g["N0"], y=g["evidence"], mode="lines+markers", name=f"weight × {weight:g}",
-                                 line={"dash": "dot"}, marker={"color": PALETTE[(i + 3) % len(PALETTE)]},
-                                 customdata=g[["K_best"]],
-                                 hovertemplate="N0 %{x}<br>evidence %{y:.1f}<br>K %{customdata[0]}<extra></extra>"),
-                      row=1, col=2)
+    prior spread (``against="spread"``: stages 1 and 3, one line per structure) or against N0
+    (``against="N0"``: stage 2, one line per prior weight); the chosen candidate is ringed. One
+    panel per figure, so that a page can set the two side by side where there is room and one
+    above the other on a phone (issue 27: side by side, their titles overlapped at 390 px)."""
+    if against not in ("spread", "N0"):
+        raise ValueError(f"against={against!r}: the search's evidence is drawn against 'spread' or 'N0'.")
+    fig = go.Figure()
+    if against == "spread":
+        spread = table[table["stage"] != 2]
+        for i, (structure, g) in enumerate(spread.groupby("structure", sort=False)):
+            g = g.drop_duplicates("spread", keep="last").sort_values("spread")
+            fig.add_trace(go.Scatter(x=g["spread"], y=g["evidence"], mode="lines+markers", name=str(structure),
+                                     marker={"color": PALETTE[i % len(PALETTE)]}, customdata=g[["K_best", "N0"]],
+                                     hovertemplate="spread × %{x}<br>evidence %{y:.1f}<br>K %{customdata[0]}"
+                                                   "<br>N0 %{customdata[1]}<extra></extra>"))
+    else:
+        n0 = table[table["stage"] == 2]
+        for i, (weight, g) in enumerate(n0.groupby("weight", sort=False)):
+            g = g.sort_values("N0")
+            fig.add_trace(go.Scatter(x=g["N0"], y=g["evidence"], mode="lines+markers", name=f"weight × {weight:g}",
+                                     line={"dash": "dot"}, marker={"color": PALETTE[(i + 3) % len(PALETTE)]},
+                                     customdata=g[["K_best"]],
+                                     hovertemplate="N0 %{x}<br>evidence %{y:.1f}<br>K %{customdata[0]}<extra></extra>"))
     best = table[table["chosen"]]
     if len(best):
         b = best.iloc[-1]
-        for col, x in ((1, b["spread"]), (2, b["N0"])):
-            fig.add_trace(go.Scatter(x=[x], y=[b["evidence"]], mode="markers", showlegend=col == 1, name="chosen",
-                                     marker={"size": 16, "symbol": "circle-open", "line": {"width": 3},
-                                             "color": "#7F7F7F"}), row=1, col=col)  # grey reads on light and dark
-    fig.update_xaxes(type="log", title_text="spread × the empirical-Bayes default", row=1, col=1)
-    fig.update_xaxes(type="log", title_text="N0", row=1, col=2)
-    fig.update_yaxes(title_text="−ln p(X, z | θ0, N0)", row=1, col=1)
-    fig.update_layout(height=340, margin={"l": 10, "r": 10, "t": 40, "b": 10}, legend={"orientation": "h", "y": -0.25})
+        fig.add_trace(go.Scatter(x=[b["spread" if against == "spread" else "N0"]], y=[b["evidence"]], mode="markers",
+                                 name="chosen", marker={"size": 16, "symbol": "circle-open", "line": {"width": 3},
+                                                        "color": "#7F7F7F"}))  # grey reads on light and dark
+    fig.update_xaxes(type="log", title_text="spread × the empirical-Bayes default" if against == "spread" else "N0")
+    fig.update_yaxes(title_text="−ln p(X, z | θ0, N0)")
+    fig.update_layout(title={"text": f"evidence against {'the prior spread' if against == 'spread' else 'N0'}",
+                             "font": {"size": 14}},
+                      height=360, margin={"l": 10, "r": 10, "t": 40, "b": 10},
+                      legend={"orientation": "h", "y": -0.35, "yanchor": "top"})
     return fig
 
 
@@ -514,10 +538,11 @@ def cv_figure(summary: pd.DataFrame) -> go.Figure:
 
 def heatmap_figure(values: pd.DataFrame, text: pd.DataFrame | None = None, title: str = "") -> go.Figure:
     """A features × clusters heatmap (for example standardised cluster means)."""
-    fig = go.Figure(go.Heatmap(z=values.to_numpy(dtype=float), x=[str(c) for c in values.columns],
-                               y=[str(i) for i in values.index], colorscale="RdBu", zmid=0,
+    # the tick labels (and their hover text) are column names: plain text, never Plotly's HTML
+    fig = go.Figure(go.Heatmap(z=values.to_numpy(dtype=float), x=[_plain(c) for c in values.columns],
+                               y=[_plain(i) for i in values.index], colorscale="RdBu", zmid=0,
                                text=None if text is None else text.to_numpy(), texttemplate="%{text}" if text is not None else None,
-                               colorbar={"title": title}))
+                               colorbar={"title": _plain(title)}))
     fig.update_layout(height=max(300, 22 * len(values) + 80), margin={"l": 10, "r": 10, "t": 10, "b": 10},
                       xaxis_title="cluster", yaxis={"autorange": "reversed"})
     return fig
@@ -541,27 +566,28 @@ def sequence_figure(x, series, series_name: str, runs, frame: int = -1, truth=No
         out = ([("truth", "true states", np.asarray(truth))] if truth is not None else [])
         for r in runs:
             i = min(f, len(r.labels) - 1)
-            out.append((r.name, f"<b>{r.name}</b>: sweep {r.sweeps[i]}, K = {r.n_clusters[i]}", r.labels[i]))
+            out.append((r.name, f"<b>{_plain(r.name)}</b>: sweep {r.sweeps[i]}, K = {r.n_clusters[i]}", r.labels[i]))
         return out
 
     shown = ribbons(first)
     rows = 1 + len(shown)
     heights = [0.4] + [0.6 / max(len(shown), 1)] * len(shown)
     fig = make_subplots(rows=rows, cols=1, shared_xaxes=True, vertical_spacing=0.06, row_heights=heights,
-                        subplot_titles=[f"<b>{series_name}</b>"] + [title for _, title, _ in shown])
+                        subplot_titles=[f"<b>{_plain(series_name)}</b>"] + [title for _, title, _ in shown])
     dates = midnight_dates(x)
     x = np.asarray(x)
     x_hover = "%{x|%Y-%m-%d}" if dates else "%{x}"  # a date alone, without 00:00:00 (issue 27)
     fig.add_trace(go.Scattergl(x=x, y=np.asarray(series, dtype=float), mode="lines", line={"color": "#7F7F7F",
-                               "width": 1}, name=str(series_name), showlegend=False), row=1, col=1)
+                               "width": 1}, name=_plain(series_name), showlegend=False), row=1, col=1)
     for row, (name, _, labels) in enumerate(shown, start=2):
         labels = np.asarray(labels)
         fig.add_trace(go.Heatmap(x=x, z=[colour_index(labels)], customdata=[labels], colorscale=_colourscale(),
-                                 zmin=-0.5, zmax=len(PALETTE) + 0.5, showscale=False, name=name,
-                                 hovertemplate=x_hover + ": state %{customdata}<extra>" + name + "</extra>"),
+                                 zmin=-0.5, zmax=len(PALETTE) + 0.5, showscale=False, name=_plain(name),
+                                 hovertemplate=x_hover + ": state %{customdata}<extra>" + _hover_text(name)
+                                 + "</extra>"),
                       row=row, col=1)
         fig.update_yaxes(showticklabels=False, row=row, col=1)
-    fig.update_xaxes(title_text=x_title, row=rows, col=1)
+    fig.update_xaxes(title_text=_plain(x_title), row=rows, col=1)
     if dates:
         fig.update_xaxes(hoverformat="%Y-%m-%d")
     fig.update_annotations(font_size=12)
@@ -577,7 +603,7 @@ def sequence_figure(x, series, series_name: str, runs, frame: int = -1, truth=No
         anim.append({"name": str(f), "traces": list(range(1, 1 + len(current))),
                      "data": [{"type": "heatmap", "z": [colour_index(np.asarray(lab))], "customdata": [np.asarray(lab)]}
                               for _, _, lab in current],
-                     "layout": {"annotations": [{"text": f"<b>{series_name}</b>"}]
+                     "layout": {"annotations": [{"text": f"<b>{_plain(series_name)}</b>"}]
                                 + [{"text": title} for _, title, _ in current]}})
     longest = max(runs, key=lambda r: (len(r.labels), r.sweeps[-1]))
     step_args = {"mode": "immediate", "frame": {"duration": 0, "redraw": True}, "transition": {"duration": 0}}
@@ -620,8 +646,8 @@ def trajectory_figure(long: pd.DataFrame, clusters: pd.DataFrame, x_title: str =
                                                      c["intercept"] + c["slope"] * t_hi],
                                  mode="lines", line={"color": colour, "width": 4, "dash": "dash"},
                                  name=f"cluster {int(c['cluster'])} mean", legendgroup=str(int(c["cluster"]))))
-    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 10, "b": 10}, xaxis_title=x_title,
-                      yaxis_title=y_title, legend_title_text="cluster")
+    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 10, "b": 10}, xaxis_title=_plain(x_title),
+                      yaxis_title=_plain(y_title), legend_title_text="cluster")
     if midnight_dates(long["time"]):
         fig.update_xaxes(hoverformat="%Y-%m-%d")  # a date alone, without 00:00:00 (issue 27)
     fig.update_xaxes(showgrid=True)
@@ -636,13 +662,13 @@ def group_mix_figure(mix: pd.DataFrame, title: str = "", max_groups: int = 80, h
     1 per row (:class:`explorer.sequences.GroupFit`); the first ``max_groups`` are drawn."""
     mix = mix.iloc[:max_groups]
     fig = go.Figure()
-    names = [str(g) for g in mix.index]
+    names = [_plain(g) for g in mix.index]  # the table's group values: tick labels and hover, as plain text
     for k in mix.columns:
         fig.add_trace(go.Bar(x=names, y=mix[k].to_numpy(dtype=float), name=f"cluster {k}",
                              marker_color=PALETTE[int(k) % len(PALETTE)] if int(k) >= 0 else "#BBBBBB",
-                             hovertemplate="group %{x}: %{y:.0%} in cluster " + str(k) + "<extra></extra>"))
+                             hovertemplate="group %{x}: %{y:.0%} in cluster " + _hover_text(k) + "<extra></extra>"))
     fig.update_layout(barmode="stack", height=height or 320, margin={"l": 10, "r": 10, "t": 40 if title else 10,
-                      "b": 10}, title={"text": title, "font": {"size": 13}} if title else None,
+                      "b": 10}, title={"text": _plain(title), "font": {"size": 13}} if title else None,
                       yaxis={"title": "share of the group's rows", "tickformat": ".0%", "range": [0, 1]},
                       xaxis={"title": "group", "type": "category"}, legend_title_text="cluster")
     return fig
@@ -668,4 +694,31 @@ def k_evidence_figure(table: pd.DataFrame, height: int = 260) -> go.Figure:
     fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 20, "b": 10},
                       xaxis={"title": "number of clusters K", "dtick": 1},
                       yaxis={"title": "nats less probable than the fit", "range": [max(low, -top) * 1.1, top * 1.15]})
+    return fig
+
+
+def overview_figure(table: pd.DataFrame, points: dict, height_per_row: int = 230) -> go.Figure:
+    """Scenarios (rows) x algorithms (columns) of :func:`explorer.comparison.overview`, each panel
+    the final clusters in colours matched to the true classes, titled with what the method was
+    told, the K it found and its NMI (issue 27: scikit-learn's clustering-comparison layout)."""
+    scenarios = list(dict.fromkeys(table["scenario"]))
+    algorithms = list(dict.fromkeys(table["algorithm"]))
+    cell = {(r["scenario"], r["algorithm"]): r for _, r in table.iterrows()}
+    titles = [f"{_plain(a)} (told {_plain(cell[s, a]['told'])}): K = {cell[s, a]['K']}, NMI {cell[s, a]['nmi']:.2f}"
+              for s in scenarios for a in algorithms]
+    fig = make_subplots(rows=len(scenarios), cols=len(algorithms), subplot_titles=titles,
+                        horizontal_spacing=0.03, vertical_spacing=0.28 / max(len(scenarios), 1))
+    for i, s in enumerate(scenarios, start=1):
+        xy = np.asarray(points[s])
+        for j, a in enumerate(algorithms, start=1):
+            fig.add_trace(go.Scattergl(x=xy[:, 0], y=xy[:, 1], mode="markers", showlegend=False,
+                                       marker=_marker(np.asarray(cell[s, a]["colours"]), 3),
+                                       hovertemplate=f"{_plain(s)} · {_plain(a)}<br>cluster %{{text}}<extra></extra>",
+                                       text=np.asarray(cell[s, a]["labels"]).astype(str)),
+                          row=i, col=j)
+            fig.update_xaxes(showticklabels=False, row=i, col=j)
+            fig.update_yaxes(showticklabels=False, row=i, col=j, title_text=_plain(s) if j == 1 else None)
+    for annotation in fig.layout.annotations:
+        annotation.font = {"size": 12}
+    fig.update_layout(height=height_per_row * len(scenarios) + 40, margin={"l": 30, "r": 10, "t": 30, "b": 10})
     return fig

@@ -21,9 +21,11 @@ st.caption(f"{common.escape_markdown(d.name.rstrip('.'), 120)}. {', '.join(on_ta
            "the others run on the standardised numbers" + (" with each gap at its column's mean" if d.has_gaps else "")
            + ". Settings not chosen here (DP search's beam, ...) are those of Explore.")
 
-c1, c2, c3, c4, c5 = st.columns(5)
-algorithms = c1.multiselect("Algorithms", list(registry.ALGORITHMS), default=["MAP-DP", "K-means", "DP-means", "E-M"],
-                            key="w_cmp_algorithms")
+# pills on a row of their own wrap onto a second line; a multiselect in a fifth of the page cut the
+# names short ("MAP-DP ×", "K…") at every width (issue 27)
+common.init_widget("w_cmp_algorithms", ["MAP-DP", "K-means", "DP-means", "E-M"])
+algorithms = st.pills("Algorithms", list(registry.ALGORITHMS), selection_mode="multi", key="w_cmp_algorithms") or []
+c2, c3, c4, c5 = st.columns(4)
 restarts = c2.slider("Restarts", 1, 30, 5, key="w_cmp_restarts")
 K = c3.slider("K for K-means and E-M", 1, 30, int(common.setting("K-means:n_clusters", d.true_k or 3)), key="w_cmp_K")
 sweeps = 100  # the Gibbs sampler's sweeps, asked only when it is compared

@@ -268,7 +268,7 @@ else:
         # the downloads give the rows back as uploaded ("1,452", "79%"), not as read (1452.0, 79.0)
         tables.keep_uploaded_cells(table, up.getvalue(), report)
         for w in getattr(report, "warnings", []) or []:
-            st.warning(w)
+            st.warning(common.escape_markdown(w, 2000))
         st.write(f"Read **{len(table):,} rows × {table.shape[1]} columns** from {common.escape_markdown(name, 200)}.")
     elif kept:
         table, name = kept["upload_table"], kept["upload_name"]
@@ -330,7 +330,7 @@ how = {"Built-in": "built-in data set", "Simulated": "simulated", "Upload a tabl
        LARGE_SOURCE: "a sample of a large table on this server, with its out-of-core fit's clusters as the label"}
 st.caption(f"Source: {how.get(made.get('w_data_source'), 'loaded elsewhere')}. {common.escape_markdown(d.description, 1000)}")
 for note in d.notes:
-    st.warning(note)
+    st.warning(common.escape_markdown(note, 2000))
 common.sequence_role_choice()  # optional: for the Sequences page only
 
 left, right = st.columns([2, 3])

@@ -206,7 +206,9 @@ with left:
             st.session_state["settings_file_used"] = loaded.file_id  # applied once, not at every rerun
             try:
                 new_settings, ignored = sharing.settings_from_json(loaded.getvalue(), chosen=choice)
-            except ValueError as exc:
+            except Exception as exc:  # noqa: BLE001 -- any file (ValueError and, as a safety net, anything else) gets
+                # the same plain sentence, never a traceback; only the parsing is in this block, so Streamlit's
+                # own st.rerun/st.stop exceptions are never caught here
                 common.plain_error(exc, f"'{loaded.name}' was not loaded")
             else:
                 common.apply_settings(new_settings)
@@ -407,7 +409,7 @@ with right:
         # one position for First, Back, Play, Step, Last and the slider (issue 27): ui.player
         player.player(frames.n_frames, results, draw, lambda f: animation.frame_label(frames, f))
     for note in notes:
-        st.caption(note)
+        st.caption(note)  # the app's own sentences (algorithm names, counts, settings): no user text
 
     def animation_html() -> bytes:
         """Every algorithm shown, side by side, with Play and the frame slider, in one file that opens offline."""

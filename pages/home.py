@@ -1,7 +1,7 @@
 """Home: what MAP-DP does, in plain words and one picture, and the six one-click demos."""
 import streamlit as st
 
-from explorer import animation, figures, report
+from explorer import animation, comparison, figures, report
 from mapdp_core.data.synthetic import PLOS_SCENARIOS
 from ui import common, player
 
@@ -64,6 +64,25 @@ if groups["succeeds"]:
     st.caption("Clusters so far apart that they can be told apart by eye: given the true K, K-means finds them "
                "too (PLOS Section 5.5), though choosing K by BIC still overestimates it. MAP-DP needs no K.")
     _demos(groups["succeeds"])
+
+
+
+@st.cache_data(show_spinner="Running three algorithms on the six scenarios…", max_entries=1)
+def _overview():  # built-in data only (no user's rows): shared by every session of this server
+    return comparison.overview(tuple(PLOS_SCENARIOS), n=1000)
+
+
+st.subheader("Every scenario beside every algorithm")
+st.caption("One grid, as scikit-learn's clustering comparison lays out data sets × algorithms: K-means and E-M "
+           "(a Gaussian mixture fitted by expectation-maximisation) are told the true K; MAP-DP is told nothing "
+           "and runs at the settings MAPDP() chooses from the data. 1,000 points per scenario, this app's own "
+           "draw; colours follow the true classes.")
+if st.button("Draw the grid (a few seconds the first time)", key="home_overview") or st.session_state.get(
+        "home_overview_shown"):
+    st.session_state["home_overview_shown"] = True
+    table, points = _overview()
+    st.plotly_chart(figures.overview_figure(table, points), width="stretch", key="home_overview_chart",
+                    config=common.chart_config("overview"))
 
 st.divider()
 st.markdown(

@@ -44,7 +44,7 @@ def show_sequence(table, features, time_column, subject_column, truth, tag: str,
         common.plain_error(exc, "These rows cannot be read as a sequence")
         return
     if seq.note:
-        st.caption(seq.note)
+        st.caption(common.escape_markdown(seq.note, 2000))
 
     def compute():
         with st.spinner("Running " + ", ".join(chosen) + "... (the first run after an install also compiles the "
@@ -56,7 +56,8 @@ def show_sequence(table, features, time_column, subject_column, truth, tag: str,
                                        "algorithms": tuple(chosen), "penalty": penalty}, compute)
     for r in runs:
         if r.error:
-            st.warning(f"{r.name} could not run: {r.error}")
+            # the error may quote a column or a value from the uploaded table: shown as plain text
+            st.warning(f"{common.escape_markdown(r.name, 200)} could not run: {common.escape_markdown(r.error, 2000)}")
     shown = max((len(r.labels) for r in runs if not r.error), default=0)
     if not shown:
         return
@@ -136,7 +137,7 @@ def show_groups(table, features, group_column, truth, tag: str, exclude=()):
         common.plain_error(exc, "The groups could not be clustered")
         return
     if fit.note:
-        st.caption(fit.note)
+        st.caption(common.escape_markdown(fit.note, 2000))
     st.dataframe(fit.summary, hide_index=True, width="stretch", key="group_summary")
     shown = st.radio("Each group's clusters, by", list(fit.mix), horizontal=True, key=f"w_grp_shown_{tag}")
     n_groups = len(fit.mix[shown])
@@ -154,12 +155,12 @@ if not present:
     st.info("Mark a **time column** on the Data page (below *Current data*) to find hidden states in a time "
             "series, and a **group or subject column** to find clusters shared across groups, or to cluster "
             "subjects (repeated visits) by their trajectories. Or try a simulated example:")
-    c1, c2, c3 = st.columns(3)
-    if c1.button(f"Demo: {DEMOS['hmm']}", key="seq_demo_hmm", icon=":material/timeline:"):
+    # one button a line: three to a row cut their names short at 1280 px (issue 27)
+    if st.button(f"Demo: {DEMOS['hmm']}", key="seq_demo_hmm", icon=":material/timeline:"):
         st.session_state["seq_demo"] = "hmm"
-    if c2.button(f"Demo: {DEMOS['long']}", key="seq_demo_long", icon=":material/groups:"):
+    if st.button(f"Demo: {DEMOS['long']}", key="seq_demo_long", icon=":material/groups:"):
         st.session_state["seq_demo"] = "long"
-    if c3.button(f"Demo: {DEMOS['groups']}", key="seq_demo_groups", icon=":material/school:"):
+    if st.button(f"Demo: {DEMOS['groups']}", key="seq_demo_groups", icon=":material/school:"):
         st.session_state["seq_demo"] = "groups"
     demo = st.session_state.get("seq_demo")
     if demo == "hmm":

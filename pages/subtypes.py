@@ -105,7 +105,8 @@ if d.has_gaps:
     filled, was_missing = imputed = model.impute()
     shown, was_filled = report.imputed_rows(d, labels, filled, was_missing)
     id_name = shown.columns[0]
-    st.caption(f"Rows are named by {'their ' + id_name if id_name != 'row' else 'their row number (from 1)'}; "
+    # the identifier column's name is the uploader's: shown as plain text
+    st.caption(f"Rows are named by {'their ' + common.escape_markdown(id_name, 80) if id_name != 'row' else 'their row number (from 1)'}; "
                "filled cells are shaded and listed in the column 'filled'.")
     shaded = shown.style.apply(lambda _: np.where(was_filled, "background-color: #fde9a9", ""), axis=None)
     st.dataframe(shaded, hide_index=True, width="stretch", key="sub_imputed")
@@ -131,7 +132,7 @@ st.caption("Everything above in one self-contained file that opens in any browse
            "done to each column and why, the settings and how they were chosen, K and how sure it is, sizes with "
            "stability, profiles, the tests with their caveat, the imputed cells marked, a methods paragraph with "
            "citations and package versions, and the settings (JSON) to run it again. Made in this session's memory.")
-c1, c2, c3 = st.columns(3)
+c1, c2 = st.columns(2)  # two to a row: three cut the assignments' label short at 1280 px (issue 27)
 table = report.assignments(d, labels)
 c1.download_button("Assignments with the original rows (CSV)", csv_bytes(table),
                    "assignments.csv", "text/csv", key="download_assignments")
@@ -155,5 +156,5 @@ def _figure_html() -> bytes:
     return figures.animation_html(fig, f"MAP-DP clusters of {d.name}", caption).encode()
 
 
-c3.download_button("Animated figure (self-contained HTML)", _figure_html, "mapdp_clusters.html", "text/html",
+c1.download_button("Animated figure (self-contained HTML)", _figure_html, "mapdp_clusters.html", "text/html",
                    key="download_figure", on_click="ignore")

@@ -34,8 +34,11 @@ st.caption("MAPDP() fits each candidate setting and compares them by the exact j
            "partition found for it (PLOS Appendix G, approach 2, extended to the prior); lower is better. Stage 1 "
            "tries the spread (and whether the real-valued features form one correlated block), stage 2 the other "
            "features' prior weight and N0, stage 3 the spread again.")
-st.plotly_chart(figures.search_figure(choice.table), width="stretch", key="tune_search_plot",
-                config=common.chart_config("tune_search"))
+left, right = st.columns(2)  # side by side where there is room, one above the other on a phone
+left.plotly_chart(figures.search_figure(choice.table, "spread"), width="stretch", key="tune_search_plot",
+                  config=common.chart_config("tune_search_spread"))
+right.plotly_chart(figures.search_figure(choice.table, "N0"), width="stretch", key="tune_search_n0_plot",
+                   config=common.chart_config("tune_search_n0"))
 search = tables.search_facts(choice, d.n_rows)
 st.write(f"Chosen: **N0 = {choice.N0:g}, prior spread {choice.spread:g} and weight {choice.weight:g} × the "
          "empirical-Bayes defaults** (× 1 chosen)"
@@ -84,8 +87,12 @@ try:
 except ValueError as exc:
     common.plain_error(exc, "The N0 grid could not run")
     st.stop()
-st.plotly_chart(figures.n0_figure(g.table, g.best_N0), width="stretch", key="tune_grid_plot",
-                config=common.chart_config("tune_n0_grid"))
+left, right = st.columns(2)  # side by side where there is room, one above the other on a phone
+left.plotly_chart(figures.n0_figure(g.table, g.best_N0, "joint"), width="stretch", key="tune_grid_plot",
+                  config=common.chart_config("tune_n0_grid"))
+if "K" in g.table:
+    right.plotly_chart(figures.n0_figure(g.table, g.best_N0, "K"), width="stretch", key="tune_grid_k_plot",
+                       config=common.chart_config("tune_n0_grid_k"))
 k_best = int(g.table.loc[g.table["N0"] == g.best_N0, "K"].iloc[0])
 st.write(f"Lowest −ln p(X, z | N0): **N0 = {g.best_N0:g}** (K = {k_best}).")
 said = tables.grid_versus_search(g.best_N0, k_best, choice, search)
@@ -127,11 +134,14 @@ if m is not None:
 st.subheader("3. Held-out likelihood: N0 and the prior spread together")
 st.caption("K-fold cross-validation of the mixture predictive density of new rows (PLOS Appendix E). "
            "Slower: it runs MAP-DP once per fold and setting.")
-f1, f2, f3 = st.columns(3)
-cv_n0 = f1.multiselect("N0 values", grid, default=grid[:: max(1, len(grid) // 3)], key="w_cv_n0")
-cv_scale = f2.multiselect(f"Prior spread, × chosen (chosen: {choice.spread:g} × the empirical-Bayes default)",
-                          [0.25, 0.5, 1.0, 2.0, 4.0, 8.0], default=[0.5, 1.0, 2.0], key="w_cv_scale")
-folds = f3.slider("Folds", 2, 10, 5, key="w_cv_folds")
+# pills wrap; in a third of the page a multiselect cut its chips off (issue 27's layout checks)
+common.init_widget("w_cv_n0", list(grid[:: max(1, len(grid) // 3)]))
+cv_n0 = st.pills("N0 values", grid, selection_mode="multi", key="w_cv_n0", format_func=lambda v: f"{v:g}") or []
+common.init_widget("w_cv_scale", [0.5, 1.0, 2.0])
+cv_scale = st.pills(f"Prior spread, × chosen (chosen: {choice.spread:g} × the empirical-Bayes default)",
+                    [0.25, 0.5, 1.0, 2.0, 4.0, 8.0], selection_mode="multi", key="w_cv_scale",
+                    format_func=lambda v: f"{v:g}") or []
+folds = st.slider("Folds", 2, 10, 5, key="w_cv_folds")
 if st.button("Run cross-validation", key="run_cv") or common.setting("cv_shown", False):
     if not cv_n0 or not cv_scale:
         st.info("Choose at least one N0 and one spread.")

@@ -1,6 +1,7 @@
 """What the headless app tests share (streamlit.testing.v1.AppTest): start the app, check that
 nothing failed, and read back charts and tables by their keys and columns."""
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -56,3 +57,9 @@ def table(at: AppTest, columns: set) -> pd.DataFrame:
         if columns <= set(df.value.columns):
             return df.value
     raise AssertionError(f"no table with columns {columns}")
+
+
+def shown(markdown: str) -> str:
+    """The text a reader sees of markdown that ``ui.common.escape_markdown`` escaped: without the
+    backslashes before marks and the invisible word joiners."""
+    return re.sub(r"\\(.)", r"\1", markdown).replace("\u2060", "")

@@ -392,7 +392,7 @@ MIXED = {
     "inf in X": ((_with_cell(MX, np.inf, (2, 1)).astype(float), MY, MG), "X"),
     "inf in y": ((MX, np.r_[np.inf, MY[1:]], MG), "y"),
     "None in X": ((_with_cell(MX, None, (2, 1)), MY, MG), "X"),
-    "X times 1e200": ((MX * 1e200, MY, MG), "X"),
+    "X times 1e200": ((MX * 1e200, MY, MG), "X holds values as large as"),  # not "full column rank"
     "y times 1e200": ((MX, MY * 1e200, MG), "y"),
     "X times 1e-200": ((MX * 1e-200, MY, MG), "too small"),
     "None subject": ((MX, MY, _with_cell(MG, None, 3)), "missing"),

@@ -91,7 +91,7 @@ def test_explore_runs_sugs_and_dp_search_from_the_registry(at):
 def test_compare_includes_sugs_and_dp_search(at):
     at.switch_page("pages/compare.py").run()
     at.slider(key="w_cmp_restarts").set_value(2).run()
-    at.multiselect(key="w_cmp_algorithms").set_value(["MAP-DP", *NEW]).run()
+    at.pills(key="w_cmp_algorithms").set_value(["MAP-DP", *NEW]).run()
     _ok(at)
     summary = _table(at, {"algorithm", "restarts", "K mean", "nmi mean"}).set_index("algorithm")
     assert list(summary.index) == ["MAP-DP", *NEW]

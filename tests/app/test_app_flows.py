@@ -199,12 +199,12 @@ def test_one_likelihood_for_several_columns(at):
 
 def test_a_long_comparison_warns_with_an_estimate_and_waits_for_a_click(at):
     at.switch_page("pages/compare.py").run()
-    at.multiselect(key="w_cmp_algorithms").set_value(list(registry.ALGORITHMS)).run()
+    at.pills(key="w_cmp_algorithms").set_value(list(registry.ALGORITHMS)).run()
     _ok(at)
     warning = next(w.value for w in at.warning if "may take up to about" in w.value)
     assert "Variational DP up to" in warning and "restarts" in warning
     assert at.button(key="cmp_run") and not [df for df in at.dataframe if "restarts" in df.value.columns]
-    at.multiselect(key="w_cmp_algorithms").set_value(["MAP-DP", "K-means"]).run()
+    at.pills(key="w_cmp_algorithms").set_value(["MAP-DP", "K-means"]).run()
     at.slider(key="w_cmp_restarts").set_value(2).run()
     _ok(at)
     summary = _table(at, {"algorithm", "restarts"})
@@ -258,7 +258,7 @@ def test_mapdp_beats_kmeans_on_every_demo_where_kmeans_fails(section):
     shown = _table(at, {"algorithm", "K", "NMI"}).set_index("algorithm")
     assert shown.loc["MAP-DP", "NMI"] > shown.loc["K-means", "NMI"], shown
     at.switch_page("pages/compare.py").run()
-    at.multiselect(key="w_cmp_algorithms").set_value(["MAP-DP", "K-means"]).run()
+    at.pills(key="w_cmp_algorithms").set_value(["MAP-DP", "K-means"]).run()
     _ok(at)
     summary = _table(at, {"algorithm", "nmi mean"}).set_index("algorithm")
     assert summary.loc["MAP-DP", "restarts"] == 5

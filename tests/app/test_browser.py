@@ -186,7 +186,8 @@ CHART_LABEL_PROBLEMS = """() => {
 CONTROL_LABEL_PROBLEMS = """() => {
   const problems = [];
   const main = document.querySelector('[data-testid="stMain"]');
-  const text = (e) => (e.innerText || e.textContent || '').trim().replace(/\\s+/g, ' ').slice(0, 40);
+  const text = (e) => ((e.innerText || e.textContent || '').trim() || e.getAttribute('aria-label')
+    || e.getAttribute('data-testid') || '').replace(/\\s+/g, ' ').slice(0, 40);
   main.querySelectorAll('*').forEach(e => {
     if (getComputedStyle(e).textOverflow === 'ellipsis' && e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1)
       problems.push(`"${text(e)}" is cut short (${e.scrollWidth} px of text in ${e.clientWidth} px)`);

@@ -84,7 +84,7 @@ def test_compares_estimate_and_run_button_only_before_a_run(at, monkeypatch):
     monkeypatch.setattr(comparison, "scale_estimate",
                         lambda e, r: real(e, r).assign(max_seconds=30.0))  # a "long" comparison, quickly run
     at.switch_page("pages/compare.py").run()
-    at.multiselect(key="w_cmp_algorithms").set_value(["MAP-DP", "K-means"]).run()
+    at.pills(key="w_cmp_algorithms").set_value(["MAP-DP", "K-means"]).run()
     at.slider(key="w_cmp_restarts").set_value(2).run()
     ok(at)
     assert any("may take up to about" in w.value for w in at.warning) and at.button(key="cmp_run")
@@ -116,7 +116,7 @@ def test_stop_keeps_the_restarts_that_finished(at, monkeypatch):
         return done
 
     at.switch_page("pages/compare.py").run()
-    at.multiselect(key="w_cmp_algorithms").set_value(["MAP-DP", "K-means"]).run()
+    at.pills(key="w_cmp_algorithms").set_value(["MAP-DP", "K-means"]).run()
     monkeypatch.setattr(comparison, "compare", interrupted)
     at.slider(key="w_cmp_restarts").set_value(2).run()  # a new comparison, interrupted after MAP-DP
     ok(at)

@@ -2,7 +2,7 @@
 zeros lie far below their other values, and the chosen ones have their zeros read as gaps."""
 import numpy as np
 
-from apptools import ok, start
+from apptools import ok, shown, start
 
 
 def _csv() -> bytes:
@@ -32,4 +32,4 @@ def test_the_chosen_columns_zeros_become_gaps():
     ok(at)
     d = at.session_state["data"]
     assert int(d.X["blood_pressure"].isna().sum()) == 12 and not d.X["age"].isna().any()
-    assert any("12 zero(s) treated as missing" in w.value for w in at.warning)
+    assert any("12 zero(s) treated as missing" in shown(w.value) for w in at.warning)

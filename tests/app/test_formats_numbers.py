@@ -38,8 +38,8 @@ def test_k_axes_tick_whole_numbers(frames_and_view):
     for axis in ("yaxis", "yaxis2"):  # the K rows
         assert fig.layout[axis].tickformat == ",d" and fig.layout[axis].dtick == 1
     table = pd.DataFrame({"N0": [0.1, 1.0, 10.0], "neg_log_joint": [3.0, 2.0, 2.5], "K": [2, 3, 3]})
-    fig = figures.n0_figure(table)
-    assert fig.layout.yaxis2.tickformat == ",d" and fig.layout.yaxis2.dtick == 1
+    fig = figures.n0_figure(table, panel="K")
+    assert fig.layout.yaxis.tickformat == ",d" and fig.layout.yaxis.dtick == 1
     assert figures.count_axis(np.arange(40)) == {"tickformat": ",d"}
 
 
