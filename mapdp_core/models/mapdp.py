@@ -205,6 +205,16 @@ class MAPDP(SweepEstimator):
         hyperparameter search ran (``N0`` or ``prior`` "auto"), else no merging, so that
         explicit settings give the paper's MAP-DP partition exactly. None: never merge.
         ``component_labels_`` always holds MAP-DP's own partition.
+    wide : "auto", "components" or None, default="auto"
+        With ``likelihood="auto"``, how a wide table (at least
+        :data:`~mapdp_core.selection.auto.WIDE_COLUMNS` real-valued columns, more than a quarter of
+        the rows: omics panels, long questionnaires) is clustered. Hundreds of independent columns
+        give one cluster (no column alone pays for a split) or one cluster per row, so "auto"
+        keeps the columns correlated with others beyond what noise gives (a screen with a null
+        distribution, no tuned threshold) and clusters their principal components above the
+        Marchenko-Pastur noise edge (:class:`mapdp_core.selection.auto.WideProjection`, with the
+        references); "components" skips the screen (every real-valued column's components);
+        None clusters the columns themselves. ``wide_projection_`` shows what was done.
     init : array-like of N labels, optional
         A starting partition for every restart instead of one cluster holding every row (any
         integer labels; each distinct value is one cluster). With the automatic search and no
@@ -279,7 +289,7 @@ class MAPDP(SweepEstimator):
 
     def __init__(self, N0="auto", likelihood="auto", prior="auto", n_init=3, shuffle=True,
                  tol=1e-6, max_iter=100, random_state=None, n_jobs=None, restart_rows="auto", init=None,
-                 merge="auto"):
+                 merge="auto", wide="auto"):
         self._init_params(locals())
 
     def _n_restarts(self) -> int:
@@ -290,7 +300,10 @@ class MAPDP(SweepEstimator):
 
     def _validate(self, X) -> Problem:
         _check_params(self.N0, self.prior)
-        self._merge_cutoff(None)  # a bad ``merge`` is said before any work
+        self._merge_cutoff(None)  # a bad ``merge`` or ``wide`` is said before any work
+        from mapdp_core.selection.auto import check_wide
+
+        check_wide(self.wide)
         check_table(X)  # before the automatic choices: no rows, no columns or repeated names, in plain words
         data, likelihood, prior, N0, auto, choice = X, self.likelihood, self.prior, self.N0, None, None
         if isinstance(likelihood, str) and likelihood == "auto":
@@ -301,7 +314,7 @@ class MAPDP(SweepEstimator):
                     f"prior= gives hyperparameters {sorted(k for k in prior if k in _HYPERPARAMETER_NAMES)} for one "
                     "family, but likelihood='auto' may choose several; pass likelihood= too (e.g. "
                     "likelihood='normal_wishart'), or key the prior by column.")
-            auto = auto_likelihood(X)
+            auto = auto_likelihood(X, wide=self.wide)
             data, likelihood = auto.X, auto.likelihood
         if (isinstance(prior, str) and prior == "auto") or (isinstance(N0, str) and N0 == "auto"):
             from mapdp_core.selection.auto import choose_hyperparameters

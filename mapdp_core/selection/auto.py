@@ -75,7 +75,7 @@ from mapdp_core.core.labels import relabel_by_first_appearance
 
 __all__ = ["AutoChoice", "AutoData", "AutoLikelihoodWarning", "MAX_COMPONENTS", "MAX_JOINT_COLUMNS", "MIN_JOINT_OBSERVED",
            "N0_GRID",
-           "SEARCH_ROWS", "SPREAD_GRID", "WEIGHT_GRID", "WIDE_COLUMNS", "WideProjection", "auto_likelihood",
+           "SEARCH_ROWS", "SPREAD_GRID", "WEIGHT_GRID", "WIDE_COLUMNS", "WIDE_MODES", "check_wide", "WideProjection", "auto_likelihood",
            "choose_hyperparameters", "encode_rows", "project_wide", "screen_columns", "sparse_real_columns", "structured_likelihood",
            "wide_projection"]
 
@@ -214,16 +214,16 @@ def screen_columns(Z: np.ndarray) -> np.ndarray:
     return (energy - null_mean) / null_sd > math.sqrt(2.0 * math.log(D))
 
 
-def wide_projection(X: pd.DataFrame, columns: list) -> WideProjection:
+def wide_projection(X: pd.DataFrame, columns: list, screen: bool = True) -> WideProjection:
     """The :class:`WideProjection` of ``columns`` of ``X``: at least one component, at most
-    :data:`MAX_COMPONENTS` and N / 5."""
+    :data:`MAX_COMPONENTS` and N / 5; ``screen=False`` skips the screen (every column)."""
     values = X[columns].to_numpy(dtype=float)
     N, D = values.shape
     mean = np.nanmean(values, axis=0)
     sd = np.nanstd(values, axis=0)
     sd = np.where(sd > 0, sd, 1.0)
     Z = np.nan_to_num((values - mean) / sd, nan=0.0)
-    keep = screen_columns(Z)
+    keep = screen_columns(Z) if screen else np.ones(D, dtype=bool)
     if keep.sum() < 2:
         keep = np.ones(D, dtype=bool)
     _, s, Vt = np.linalg.svd(Z[:, keep], full_matrices=False)  # O(N^2 D): the N x N side, never D x D
@@ -239,16 +239,33 @@ def wide_projection(X: pd.DataFrame, columns: list) -> WideProjection:
                           eigenvalues[:k].copy(), float(edge), [c for c, kept in zip(columns, keep) if kept])
 
 
-def project_wide(encoded: pd.DataFrame, likelihood: dict) -> tuple[pd.DataFrame, dict, WideProjection | None]:
+#: ``MAPDP(wide=...)``'s choices: how a wide table's real-valued columns are clustered.
+WIDE_MODES = ("auto", "components", None)
+
+
+def check_wide(wide) -> None:
+    """A clear message for a ``wide`` that is not one of :data:`WIDE_MODES`."""
+    if not (wide is None or (isinstance(wide, str) and wide in WIDE_MODES)):
+        raise ValueError(f"wide={wide!r}: pass 'auto' (screen the columns, then their principal components), "
+                         "'components' (the principal components of every real-valued column) or None (cluster "
+                         "the columns themselves).")
+
+
+def project_wide(encoded: pd.DataFrame, likelihood: dict,
+                 wide: str | None = "auto") -> tuple[pd.DataFrame, dict, WideProjection | None]:
     """A wide table as MAP-DP clusters it: when its ``normal_gamma`` columns are at least
     :data:`WIDE_COLUMNS` and more than a quarter of its rows, they are replaced by their
     :class:`WideProjection` scores (columns "PC1", ..., each ``normal_gamma``), after the other
     columns; otherwise ``(encoded, likelihood, None)`` unchanged. The one rule for ``MAPDP()``
-    (:func:`auto_likelihood`) and the app, so both cluster the same view of a table."""
+    (:func:`auto_likelihood`) and the app, so both cluster the same view of a table.
+
+    ``wide`` (:data:`WIDE_MODES`): "auto", the components of the columns that pass the screen;
+    "components", of every real-valued column (no screen); None, never replaced."""
+    check_wide(wide)
     real = [c for c, f in likelihood.items() if f == "normal_gamma" and not isinstance(c, tuple)]
-    if not (len(real) >= WIDE_COLUMNS and len(real) > len(encoded) / 4):
+    if wide is None or not (len(real) >= WIDE_COLUMNS and len(real) > len(encoded) / 4):
         return encoded, likelihood, None
-    projection = wide_projection(encoded, real)
+    projection = wide_projection(encoded, real, screen=wide == "auto")
     scores = pd.DataFrame(projection.transform(encoded[real].to_numpy()), columns=projection.names,
                           index=encoded.index)
     encoded = pd.concat([encoded.drop(columns=real), scores], axis=1)
@@ -289,13 +306,15 @@ def _check_magnitude(x: np.ndarray, name) -> None:
             "(e.g. to other units) before clustering.")
 
 
-def auto_likelihood(X) -> AutoData:
+def auto_likelihood(X, wide: str | None = "auto") -> AutoData:
     """A likelihood family per column with the Data page's rules, the table encoded for them.
 
     Parameters
     ----------
     X : DataFrame or array-like of shape (N, D)
         Numbers, text, booleans, pandas categoricals, nullable integers; NaN/None = missing.
+    wide : "auto", "components" or None, default "auto"
+        How a wide table's real-valued columns are clustered (:func:`project_wide`).
 
     Returns
     -------
@@ -308,6 +327,7 @@ def auto_likelihood(X) -> AutoData:
     """
     from mapdp_core.data.loading.suggest import MAX_CATEGORIES, suggest_roles_and_families
 
+    check_wide(wide)
     frame = _as_frame(X)
     if frame.shape[0] == 0 or frame.shape[1] == 0:
         raise ValueError(f"X is empty ({frame.shape[0]} rows x {frame.shape[1]} columns); MAP-DP needs at least "
@@ -354,7 +374,7 @@ def auto_likelihood(X) -> AutoData:
     table = pd.DataFrame(reasons, columns=["column", "family", "reason"])
     encoded = pd.DataFrame(features, index=range(len(frame)))
     real = [c for c, f in likelihood.items() if f == "normal_gamma"]
-    encoded, likelihood, projection = project_wide(encoded, likelihood)
+    encoded, likelihood, projection = project_wide(encoded, likelihood, wide)
     if projection is not None:
         said = (f"one of {len(real)} real-valued columns, more than a wide table's clusters can be told from one "
                 f"by one: summarised with the others by {len(projection.names)} principal component(s) above the "

@@ -95,3 +95,17 @@ def test_the_screen_keeps_few_noise_columns_and_finds_a_few_informative_among_tw
     projection = wide_projection(X, list(X.columns))
     assert set(projection.informative) == set(X.columns[keep])
     assert (projection.loadings().loc[X.columns[~keep]] == 0).all().all()  # the rest do not drive the clusters
+
+
+def test_wide_is_an_explicit_option_with_three_choices_and_a_clear_message():
+    X, z = _groups(150, seed=7, sizes=(30, 20, 10), informative=20)  # 60 rows x 150 columns: wide
+    screened = MAPDP(random_state=0, wide="auto").fit(X)
+    every = MAPDP(random_state=0, wide="components").fit(X)
+    columns = MAPDP(random_state=0, wide=None, n_init=1).fit(X)
+    assert screened.wide_projection_ is not None and len(screened.wide_projection_.informative) < 150
+    assert every.wide_projection_ is not None and every.wide_projection_.informative == list(X.columns)
+    assert columns.wide_projection_ is None and set(columns.likelihood_["column"]) == set(X.columns)
+    assert MAPDP().get_params()["wide"] == "auto"
+    for bad in ("screen", 1, True):
+        with pytest.raises(ValueError, match="wide="):
+            MAPDP(wide=bad).fit(X)
