@@ -17,7 +17,7 @@ from mapdp_core.core.validation import check_int
 
 from explorer.sources import AppData
 
-__all__ = ["matching_columns", "keep_uploaded_cells", "uploaded_cells", "assignments", "search_facts", "grid_versus_search",
+__all__ = ["HEATMAP_FEATURES", "matching_columns", "keep_uploaded_cells", "uploaded_cells", "assignments", "search_facts", "grid_versus_search",
            "spread_of_default", "cv_in_chosen_spread", "cluster_heatmap", "profile_inputs", "top_features", "P_FLOOR", "format_p", "tests_for_display", "decoded_features", "row_ids",
            "imputed_rows", "expected_clusters_curve", "PLOS_KMEANS_NMI", "scenarios_by_kmeans"]
 
@@ -155,10 +155,16 @@ def assignments(data: AppData, labels, column: str = "cluster") -> pd.DataFrame:
     return out
 
 
-def cluster_heatmap(data: AppData, labels) -> pd.DataFrame:
+#: The most features the cluster heat map shows (issue 28: hundreds of rows cannot be read).
+HEATMAP_FEATURES = 40
+
+
+def cluster_heatmap(data: AppData, labels, most: int | None = HEATMAP_FEATURES) -> pd.DataFrame:
     """Features x clusters: how far each cluster's mean lies from the overall mean, in overall
     standard deviations (observed values only). Categorical columns with more than two levels
-    have no meaningful mean and are left out."""
+    have no meaningful mean and are left out. With more than ``most`` features, the ``most``
+    whose cluster means lie farthest from the overall mean (largest absolute shift in any
+    cluster) are kept, farthest first; otherwise every feature, in the table's order."""
     labels = np.asarray(labels)
     ids = np.unique(labels[labels >= 0])  # -1: a row not assigned to a cluster
     rows = {}
@@ -174,7 +180,11 @@ def cluster_heatmap(data: AppData, labels) -> pd.DataFrame:
             xk = xk[~np.isnan(xk)]
             vals.append((xk.mean() - mu) / sd if xk.size else np.nan)
         rows[c] = vals
-    return pd.DataFrame.from_dict(rows, orient="index", columns=[int(k) for k in ids])
+    heat = pd.DataFrame.from_dict(rows, orient="index", columns=[int(k) for k in ids])
+    if most is not None and len(heat) > check_int(most, "most", 1):
+        farthest = heat.abs().max(axis=1).fillna(0.0).sort_values(ascending=False, kind="stable")
+        heat = heat.loc[farthest.index[:most]]
+    return heat
 
 
 def profile_inputs(data: AppData) -> tuple[pd.DataFrame, dict]:

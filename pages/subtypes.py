@@ -53,6 +53,9 @@ heat = report.cluster_heatmap(d, labels)
 if len(heat):
     st.plotly_chart(figures.heatmap_figure(heat.round(2), heat.round(1).astype(str), "sd from overall mean"),
                     width="stretch", key="sub_heatmap", config=common.chart_config("cluster_heatmap"))
+    if len(d.features) > report.HEATMAP_FEATURES:
+        st.caption(f"At most {report.HEATMAP_FEATURES} features (of {len(d.features):,}): those whose cluster means lie "
+                   "farthest from the overall mean, farthest first; the profile table above has every one.")
 
 if d.wide is not None:
     st.subheader(f"The columns that differ most between the clusters (of {len(d.wide.columns):,})")

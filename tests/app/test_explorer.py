@@ -216,6 +216,22 @@ def test_cluster_heatmap_is_standardised_mean_difference(scenario):
     assert h.loc["x", 1] == pytest.approx((x[labels == 1].mean() - x.mean()) / x.std())
 
 
+def test_cluster_heatmap_of_many_features_keeps_the_farthest_apart():
+    rng = np.random.default_rng(5)
+    labels = np.repeat([0, 1], 50)
+    table = pd.DataFrame(rng.normal(size=(100, 60)), columns=[f"f{j}" for j in range(60)])
+    shifted = [f"f{j}" for j in range(0, 60, 6)]  # 10 features the clusters move apart
+    table.loc[labels == 1, shifted] += 3.0
+    data = sources.table_data(table, name="many")
+    every = report.cluster_heatmap(data, labels, most=None)
+    kept = report.cluster_heatmap(data, labels)
+    assert len(every) == 60 and len(kept) == report.HEATMAP_FEATURES
+    assert set(shifted) <= set(kept.index[:10])  # farthest first
+    farthest = every.abs().max(axis=1)
+    assert farthest[kept.index].min() >= farthest.drop(kept.index).max()
+    assert list(report.cluster_heatmap(data, labels, most=100).index) == list(every.index)  # few: the table's order
+
+
 def test_animation_figure_has_a_frame_per_sweep_and_controls(scenario):
     runs = [runner.run_mapdp(scenario, 3.0), runner.run_kmeans(scenario, 3)]
     coords, names = sources.projection(scenario)
