@@ -19,7 +19,7 @@ from explorer.animation import Frames, frame_state, step_word
 __all__ = ["PALETTE", "UNVISITED", "UNVISITED_LABEL", "colour_index", "animation_figure", "trace_figure",
            "scatter_figure", "bic_figure", "n0_figure", "cv_figure", "heatmap_figure", "sequence_figure",
            "trajectory_figure", "plain_number", "plain_numbers", "count_axis", "animation_html", "static_image",
-           "midnight_dates", "overview_figure"]
+           "midnight_dates", "overview_figure", "row_costs_figure"]
 
 
 def plain_number(x, digits: int = 3) -> str:
@@ -721,4 +721,22 @@ def overview_figure(table: pd.DataFrame, points: dict, height_per_row: int = 230
     for annotation in fig.layout.annotations:
         annotation.font = {"size": 12}
     fig.update_layout(height=height_per_row * len(scenarios) + 40, margin={"l": 30, "r": 10, "t": 30, "b": 10})
+    return fig
+
+
+def row_costs_figure(costs: pd.DataFrame) -> go.Figure:
+    """One row's costs in MAP-DP's sweep (:func:`mapdp_core.engine.decisions.row_costs`): a bar per
+    option, split into how badly the row fits (-ln predictive) and the size term (-ln size, or
+    -ln N0 for a new cluster), the chosen option (least total) marked."""
+    names = [f"{o}{' (chosen)' if c else ''}" for o, c in zip(costs["option"], costs["chosen"])]
+    fig = go.Figure()
+    fig.add_trace(go.Bar(y=names, x=costs["fit"], orientation="h", name="−ln p(row | cluster)",
+                         marker={"color": PALETTE[0]}))
+    fig.add_trace(go.Bar(y=names, x=costs["size_term"], orientation="h", name="−ln size (new: −ln N0)",
+                         marker={"color": PALETTE[1]}))
+    fig.add_trace(go.Scatter(y=names, x=costs["cost"], mode="markers", name="cost (the sum; least wins)",
+                             marker={"color": "#7F7F7F", "symbol": "diamond", "size": 11}))
+    fig.update_layout(barmode="relative", height=120 + 34 * len(costs), margin={"l": 10, "r": 10, "t": 10, "b": 10},
+                      xaxis_title="nats", yaxis={"autorange": "reversed"},
+                      legend={"orientation": "h", "yanchor": "top", "y": -0.35, "x": 0.0})
     return fig

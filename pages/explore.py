@@ -434,5 +434,6 @@ with right:
     if "MAP-DP" in algorithms and not any(r.stopped for r in runs if r.algorithm == "MAP-DP"):
         common.show_components(common.fitted_mapdp()[2])
         common.show_k_evidence("explore")
+        common.show_row_decision("explore")
     st.plotly_chart(figures.trace_figure(frames), width="stretch", key="traces",
                     config=common.chart_config("mapdp_traces"))

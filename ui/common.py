@@ -484,6 +484,28 @@ def show_k_evidence(page: str) -> None:
         st.dataframe(shown, hide_index=True, width="stretch", key=f"{page}_k_evidence_table")
 
 
+def show_row_decision(page: str) -> None:
+    """One row's decision in MAP-DP's sweep (PLOS Algorithm 3; :meth:`mapdp_core.MAPDP.row_costs`):
+    the cost of each cluster it could join and of a new cluster, at the fitted partition, the
+    least one chosen: the step the N0 text explains, for a row the user picks."""
+    params, _, model = fitted_mapdp()
+    with st.expander("Why a row joins its cluster: one step of the sweep"):
+        n = len(model.component_labels_)
+        row = st.number_input(f"Row (0 to {n - 1:,}, in the table's order)", 0, n - 1, 0, step=1,
+                              key=f"w_{page}_decision_row")
+        costs = cached("row_costs", {**params, "row": int(row)}, lambda: model.row_costs(int(row)))
+        chosen = costs[costs["chosen"]].iloc[0]
+        new = costs[costs["cluster"] == -1].iloc[0]
+        st.markdown(f"MAP-DP takes row {int(row):,} out of its cluster and gives it to the option of least cost, "
+                    "−ln p(row | cluster) − ln (cluster size), where a new cluster's size is N0 "
+                    f"({figures.plain_number(float(model.N0_))}). Row {int(row):,} goes to **{chosen['option']}** "
+                    f"(cost {chosen['cost']:.2f}); a new cluster would cost {new['cost']:.2f}."
+                    + (" These are MAP-DP's components, before any grouping into clusters."
+                       if len(getattr(model, "merges_", ())) else ""))
+        st.plotly_chart(figures.row_costs_figure(costs), width="stretch", key=f"{page}_row_costs",
+                        config=chart_config("row_decision"))
+
+
 def plain_error(exc: Exception, what: str = "That did not work") -> None:
     """Show an error as a sentence, never a traceback. Both parts are escaped (:func:`escape_markdown`):
     they often quote what the user supplied (a file's name, a value, a column)."""

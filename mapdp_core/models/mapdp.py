@@ -495,6 +495,21 @@ class MAPDP(SweepEstimator):
         table.attrs = {"partitions": {k: v.copy() for k, v in kept[1].attrs["partitions"].items()}}
         return table
 
+    def row_costs(self, row: int):
+        """Why row ``row`` of the fitted table is in its component: the costs of PLOS Algorithm 3
+        at the fitted partition and N0, one line per component it could join and one for a new
+        cluster (-ln predictive - ln size, or - ln N0), the least marked ``chosen``; see
+        :func:`mapdp_core.engine.decisions.row_costs`. At a converged fit the chosen line is
+        the row's own component (``component_labels_``)."""
+        from sklearn.utils.validation import check_is_fitted
+
+        from mapdp_core.engine.decisions import row_costs
+
+        check_is_fitted(self, "labels_")
+        self._need_rows_here("row_costs()")
+        row = check_int(row, "row", 0)
+        return row_costs(self._parsed, np.asarray(self.component_labels_, dtype=np.int64), row, float(self.N0_))
+
     def _need_rows_here(self, what: str) -> None:
         """Refuse, in words, what needs every fitted row in this process after a Dask fit."""
         if getattr(self, "_fitted_stats", None) is not None:
