@@ -448,14 +448,16 @@ class MAPDP(SweepEstimator):
         component_labels_, n_components_ and component_sizes_ keep MAP-DP's partition."""
         import pandas as pd
 
-        from mapdp_core.engine.merging import merge_components
+        from mapdp_core.engine import merging
 
         self.component_labels_ = self.labels_
         self.n_components_ = self.n_clusters_
         self.component_sizes_ = self.cluster_sizes_
         if cutoff is not None and self.n_components_ > 2:
-            cluster_of, merges = merge_components(parsed, np.asarray(self.labels_, dtype=np.int64), cutoff,
-                                                  min_clusters=2)
+            seed = self.random_state if isinstance(self.random_state, numbers.Integral) else 0
+            cluster_of, merges = merging.merge_components(
+                parsed, np.asarray(self.labels_, dtype=np.int64), cutoff, min_clusters=2,
+                rows=merging.sample_rows(len(self.labels_), int(seed), merging.MERGE_ROWS))
         else:
             cluster_of = np.arange(self.n_components_, dtype=np.int64)
             merges = pd.DataFrame(columns=["step", "merged", "misclassification", "clusters"])

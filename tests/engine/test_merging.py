@@ -111,3 +111,26 @@ def test_posterior_weights_are_the_normalised_predictive_weights():
     np.testing.assert_allclose(tau, np.exp(logw - logsumexp(logw, axis=1, keepdims=True)), rtol=0, atol=1e-12)
     np.testing.assert_allclose(tau.sum(axis=1), 1.0, rtol=1e-12)
     assert np.isfinite(tau).all() and tau[-1].max() == 1.0
+
+
+def test_on_a_large_table_the_overlaps_are_measured_on_a_sample_of_rows(monkeypatch):
+    from mapdp_core.engine import merging
+
+    assert merging.sample_rows(merging.MERGE_ROWS, 0) is None  # not above the limit: every row
+    rows = merging.sample_rows(1000, 3, most=200)
+    assert len(rows) == 200 and np.all(np.diff(rows) > 0) and rows.max() < 1000
+    assert np.array_equal(rows, merging.sample_rows(1000, 3, most=200))  # the seed fixes it
+    X = _blob_and_group(4)
+    parsed = parse(X, "normal_wishart")
+    labels = np.r_[(X[:150, 0] > 0).astype(np.int64), np.full(80, 2)]
+    rows = merging.sample_rows(len(X), 0, most=120)
+    sampled = posterior_weights(parsed, labels, rows=rows)
+    assert np.allclose(sampled, posterior_weights(parsed, labels)[rows], rtol=1e-12)  # the full statistics
+    assert merge_components(parsed, labels, MERGE_CUTOFF, rows=rows)[0].tolist() == [0, 0, 1]
+    seen = []
+    real = merging.merge_components
+    monkeypatch.setattr(merging, "MERGE_ROWS", 150)
+    monkeypatch.setattr(merging, "merge_components", lambda *a, **k: seen.append(k.get("rows")) or real(*a, **k))
+    init = np.r_[(X[:150, 0] > 0).astype(int), np.full(80, 2)]
+    MAPDP(N0=1.0, likelihood="normal_wishart", init=init, n_init=1, max_iter=1, merge=0.05, random_state=0).fit(X)
+    assert seen and seen[0] is not None and len(seen[0]) == 150  # the estimator passes a sample above the limit
