@@ -8,7 +8,7 @@ within a factor 2 of the truth. A lower cutoff merges more.
 
     PYTHONPATH=. .venv/bin/python benchmarks/merge_cutoffs.py
 """
-import sys, re, warnings, time
+import sys, warnings, time
 warnings.filterwarnings("ignore")
 from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,7 +26,6 @@ def peers(path):
     out = {}
     lines = open(path).read().splitlines()
     i = next(k for k, l in enumerate(lines) if l.startswith("NMI, K found"))
-    hdr = lines[i + 1]
     for l in lines[i + 2:]:
         if not l.strip():
             break

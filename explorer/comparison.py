@@ -17,8 +17,8 @@ from mapdp_core.models.registry import ALGORITHMS
 from explorer.runner import auto_settings, estimator, lambda_for_k, mapdp_settings, run
 from explorer.sources import AppData, numeric_matrix, scenario_data
 
-__all__ = ["COMPARED", "OVERVIEW_ALGORITHMS", "overview", "compare", "compare_estimate", "scale_estimate", "run_estimate", "expected_seconds",
-           "compare_options", "compare_summary", "runs_once"]
+__all__ = ["COMPARED", "OVERVIEW_ALGORITHMS", "overview", "compare", "compare_estimate", "scale_estimate",
+           "run_estimate", "expected_seconds", "compare_options", "compare_summary", "runs_once"]
 
 #: The algorithms :func:`compare` knows, in display order (the registry's).
 COMPARED = tuple(ALGORITHMS)

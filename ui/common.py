@@ -491,9 +491,9 @@ def show_row_decision(page: str) -> None:
     params, _, model = fitted_mapdp()
     with st.expander("Why a row joins its cluster: one step of the sweep"):
         n = len(model.component_labels_)
-        row = st.number_input(f"Row (0 to {n - 1:,}, in the table's order)", 0, n - 1, 0, step=1,
-                              key=f"w_{page}_decision_row")
-        costs = cached("row_costs", {**params, "row": int(row)}, lambda: model.row_costs(int(row)))
+        # rows are numbered from 1, as Subtypes and the downloads number them
+        row = st.number_input(f"Row (1 to {n:,}, in the table's order)", 1, n, 1, step=1, key=f"w_{page}_decision_row")
+        costs = cached("row_costs", {**params, "row": int(row)}, lambda: model.row_costs(int(row) - 1))
         chosen = costs[costs["chosen"]].iloc[0]
         new = costs[costs["cluster"] == -1].iloc[0]
         st.markdown(f"MAP-DP takes row {int(row):,} out of its cluster and gives it to the option of least cost, "

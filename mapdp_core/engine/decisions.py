@@ -39,6 +39,9 @@ def row_costs(parsed: ParsedData, labels: np.ndarray, row: int, N0: float) -> pd
     N = len(labels)
     if not 0 <= row < N:
         raise ValueError(f"row={row}: the partition has rows 0 to {N - 1}.")
+    if N < 2:
+        raise ValueError("a table of one row has no decision to show: the row is its own cluster, and there is no "
+                         "other row to compare it with.")
     others = np.flatnonzero(np.arange(N) != row)
     rest = ParsedData(np.ascontiguousarray(parsed.X[others]), parsed.names, parsed.blocks, parsed.categories)
     kept = np.unique(labels[others])  # the clusters left without the row, in label order

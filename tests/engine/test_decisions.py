@@ -72,4 +72,6 @@ def test_a_row_alone_in_its_cluster_has_the_new_cluster_as_its_place_and_bad_row
         model.row_costs(5)
     with pytest.raises(ValueError):
         model.row_costs(-1)
-
+    one = MAPDP(N0=1.0, likelihood="normal_gamma", n_init=1).fit(np.array([[1.0]]))
+    with pytest.raises(ValueError, match="one row"):
+        one.row_costs(0)
