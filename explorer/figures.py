@@ -736,7 +736,8 @@ def row_costs_figure(costs: pd.DataFrame) -> go.Figure:
                          marker={"color": PALETTE[1]}))
     fig.add_trace(go.Scatter(y=names, x=costs["cost"], mode="markers", name="cost (the sum; least wins)",
                              marker={"color": "#7F7F7F", "symbol": "diamond", "size": 11}))
-    fig.update_layout(barmode="relative", height=120 + 34 * len(costs), margin={"l": 10, "r": 10, "t": 10, "b": 10},
+    # the legend above the bars: below them it met the axis title on a phone (the layout checks)
+    fig.update_layout(barmode="relative", height=150 + 34 * len(costs), margin={"l": 10, "r": 10, "t": 10, "b": 10},
                       xaxis_title="nats", yaxis={"autorange": "reversed"},
-                      legend={"orientation": "h", "yanchor": "top", "y": -0.35, "x": 0.0})
+                      legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0.0})
     return fig

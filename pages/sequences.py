@@ -7,7 +7,7 @@ import streamlit as st
 from explorer import figures
 from mapdp_core.models import registry
 from explorer import sequences
-from ui import common
+from ui import common, player
 
 st.title("Sequences, groups and subjects")
 common.image_format_choice()
@@ -62,13 +62,25 @@ def show_sequence(table, features, time_column, subject_column, truth, tag: str,
     if not shown:
         return
     series = st.selectbox("Series drawn", seq.columns, key=f"w_seq_series_{tag}") if len(seq.columns) > 1 else seq.columns[0]
-    fig = figures.sequence_figure(seq.x, seq.values[series], series, runs, truth=seq.truth, x_title=seq.x_title)
-    if shown > 1:  # ▶ Play runs the sweeps from the first; the chart opens on where each algorithm stopped
-        st.session_state["sequence_draws"] = st.session_state.get("sequence_draws", 0) + 1
-        common.play_from(fig, shown - 1, st.session_state["sequence_draws"])
-        st.caption("▶ Play animates the sweeps (each ribbon stays on its algorithm's last sweep once it has "
-                   "stopped); the slider under the chart picks one.")
-    st.plotly_chart(fig, width="stretch", key="sequence_plot", config=common.chart_config("sequence_states"))
+    done = [r for r in runs if not r.error]
+
+    def draw(frame: int) -> None:
+        # the page owns the sweep shown (ui.player), as on Explore: the chart carries no Plotly Play or
+        # slider, so the camera button's PNG or SVG is the picture alone (issue 27: a dead Play in the image)
+        fig = figures.sequence_figure(seq.x, seq.values[series], series, runs, frame=frame, truth=seq.truth,
+                                      x_title=seq.x_title, animate=False)
+        st.plotly_chart(fig, width="stretch", key="sequence_plot", config=common.chart_config("sequence_states"))
+
+    def describe(frame: int) -> str:
+        return " · ".join(f"{r.name}: sweep {r.sweeps[min(frame, len(r.sweeps) - 1)]}" for r in done)
+
+    if shown > 1:  # the chart opens on where each algorithm stopped; Play runs the sweeps from the first
+        player.player(shown, (tag, series, tuple((r.name, len(r.labels)) for r in done)), draw, describe,
+                      keys=player.Keys(f"seq_{tag}"), unit="Sweep")
+        st.caption("Play animates the sweeps (each ribbon stays on its algorithm's last sweep once it has "
+                   "stopped); the slider picks one.")
+    else:
+        draw(0)
     st.dataframe(sequences.sequence_summary(runs), hide_index=True, width="stretch", key="sequence_summary")
 
 

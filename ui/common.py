@@ -269,28 +269,6 @@ def stop_button(page: str, params_key, container=st, help: str = "Stops a run in
     return True
 
 
-def play_from(fig, start: int, render: int):
-    """Make the animation's ▶ Play continue from frame ``start``, the frame the page shows.
-
-    Plotly's Play (``fromcurrent``) goes on from the last frame the browser animated to, and a
-    freshly drawn figure has none, so it started from frame 1. Here Play plays frames ``start``
-    to the end (or all of them from the last frame, to watch again); after a Pause or a move of
-    the slider in the browser it goes on from there. The frame names carry ``render`` (a number
-    new at every draw) so that a frame the browser reached in an earlier drawing of the chart is
-    never taken for the current one.
-    """
-    names = [f"{render}-{i}" for i in range(len(fig.frames))]
-    for frame, name in zip(fig.frames, names):
-        frame.name = name
-    slider = fig.layout.sliders[0]
-    for step, name in zip(slider.steps, names):
-        step.args = [[name], step.args[1]]
-    play = fig.layout.updatemenus[0].buttons[0]
-    last = len(names) - 1
-    play.args = [None if start <= 0 or start >= last else names[start:], play.args[1]]
-    return fig
-
-
 IMAGE_FORMATS = ("png", "svg")
 
 

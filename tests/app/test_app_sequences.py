@@ -27,6 +27,14 @@ def test_without_roles_the_page_explains_and_runs_both_demos(at):
     spec = _chart(at, "sequence_plot")
     heatmaps = [t for t in spec["data"] if t["type"] == "heatmap"]
     assert len(heatmaps) == 4  # the true states and one ribbon per algorithm
+    # the page's own player moves the sweep shown: the chart has no Plotly Play or slider to show dead
+    # in its PNG (issue 27), and First shows every ribbon's first sweep
+    assert not spec.get("frames") and not spec["layout"].get("updatemenus") and not spec["layout"].get("sliders")
+    last_titles = [a["text"] for a in spec["layout"]["annotations"]]
+    at.button(key="seq_demo-hmm_first").click().run()
+    _ok(at)
+    first_titles = [a["text"] for a in _chart(at, "sequence_plot")["layout"]["annotations"]]
+    assert first_titles != last_titles and any(": sweep 1," in t for t in first_titles), first_titles
     shown = _table(at, {"algorithm", "K", "NMI"}).set_index("algorithm")
     assert list(shown.index) == list(sequences.SEQUENCE_DEFAULTS) and (shown["K"] >= 1).all()
     assert shown.loc["MAP-iHMM", "NMI"] > 0.8

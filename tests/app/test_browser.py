@@ -388,10 +388,16 @@ def test_browser_session(page):
     _idle(page)
     page.screenshot(path=str(SHOTS / "5_sequences_demo.png"), full_page=True)
     _no_exception(page)
-    # ▶ Play animates the sweeps from the first: the time-blind MAP-DP's ribbon goes back to sweep 1
-    page.locator(".js-plotly-plot .updatemenu-button").filter(has_text="Play").first.click()
+    # the page's player (as on Explore) moves the sweep shown: First takes the time-blind MAP-DP's ribbon
+    # back to sweep 1, and Play runs the sweeps on from there
+    assert page.locator(".js-plotly-plot .updatemenu-button").count() == 0  # no dead Plotly Play in the picture
+    page.get_by_role("button", name="First").click()
     page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .annotation-text')]"
                            ".some(e => e.textContent.startsWith('MAP-DP (time-blind): sweep 1,'))")
+    page.get_by_role("button", name="Play").click()
+    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .annotation-text')]"
+                           ".some(e => /^MAP-DP \\(time-blind\\): sweep ([2-9]|\\d\\d)/.test(e.textContent))")
+    _idle(page)
     _no_exception(page)
     # the longitudinal demo draws each subject's trajectory, the grouped demo one bar per group
     page.get_by_role("button", name="Demo: 60 subjects × 5 visits, 3 kinds of trajectory").click()
