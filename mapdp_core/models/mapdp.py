@@ -428,6 +428,12 @@ class MAPDP(SweepEstimator):
         self._k_evidence = None  # k_evidence() of this fit, computed when first asked
         self._group_components(parsed, self._merge_cutoff(choice))
 
+    def _fixed_seed(self) -> int:
+        """The seed of what a fit derives after its restarts (the merge sample, ``k_evidence``'s
+        splits): ``random_state`` when it is an integer, else 0, so that the same fitted
+        partition always gives the same clusters and the same table."""
+        return int(self.random_state) if isinstance(self.random_state, numbers.Integral) else 0
+
     def _merge_cutoff(self, choice) -> float | None:
         """The DEMP cutoff that ``merge`` asks for this fit, or None (see the class docstring)."""
         value = self.merge
@@ -454,10 +460,9 @@ class MAPDP(SweepEstimator):
         self.n_components_ = self.n_clusters_
         self.component_sizes_ = self.cluster_sizes_
         if cutoff is not None and self.n_components_ > 2:
-            seed = self.random_state if isinstance(self.random_state, numbers.Integral) else 0
             cluster_of, merges = merging.merge_components(
                 parsed, np.asarray(self.labels_, dtype=np.int64), cutoff, min_clusters=2,
-                rows=merging.sample_rows(len(self.labels_), int(seed), merging.MERGE_ROWS))
+                rows=merging.sample_rows(len(self.labels_), self._fixed_seed(), merging.MERGE_ROWS))
         else:
             cluster_of = np.arange(self.n_components_, dtype=np.int64)
             merges = pd.DataFrame(columns=["step", "merged", "misclassification", "clusters"])
@@ -489,9 +494,8 @@ class MAPDP(SweepEstimator):
         more = check_int(more, "more", 0)
         kept = getattr(self, "_k_evidence", None)
         if kept is None or kept[0] != more:
-            seed = self.random_state if isinstance(self.random_state, numbers.Integral) else 0
             kept = (more, k_evidence(self._parsed, np.asarray(self.component_labels_, dtype=np.int64), float(self.N0_),
-                                     more=more, seed=int(seed)))
+                                     more=more, seed=self._fixed_seed()))
             self._k_evidence = kept
         table = kept[1].copy()
         table.attrs = {"partitions": {k: v.copy() for k, v in kept[1].attrs["partitions"].items()}}
