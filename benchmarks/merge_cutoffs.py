@@ -37,37 +37,50 @@ def peers(path):
         out[name] = dict(true=int(nums[0]), gmm=float(nums[4]), dp=float(nums[7]))
     return out
 
-P = {}
 PEERS = ["benchmarks/results/defaults-2026-11-26.txt", "benchmarks/results/defaults-2026-11-26-heldout3-first-use.txt"]
-for p in PEERS:
-    P.update(peers(ROOT / p))
-notes = []
-tables = B.load_tables(None, notes, unseal_heldout3=True)
-CUTS = [0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2]
-rows = []
-for t in tables:
-    if t.name not in P or t.name.startswith("5."):
-        continue
-    t0 = time.time()
-    m = MAPDP(random_state=0, merge=None).fit(t.X.copy())
-    comp = np.asarray(m.labels_, dtype=np.int64)
-    r = dict(name=t.name, group=t.group, true=P[t.name]['true'], peer=max(P[t.name]['gmm'], P[t.name]['dp']), Kc=m.n_clusters_)
-    tau = posterior_weights(m._parsed, comp) if m.n_clusters_ > 2 else None
-    for c in CUTS:
-        if tau is None:
-            lab = comp
-        else:
-            cl, _ = merge_components(m._parsed, comp, c, tau=tau, min_clusters=2)
-            lab = cl[comp]
-        sc = clustering_scores(np.asarray(t.y), lab)
-        r[f"nmi{c}"] = sc["nmi"]; r[f"K{c}"] = sc["K"]
-    rows.append(r)
-    print(t.name, t.group, r['true'], 'peer %.3f' % r['peer'], ' '.join(f"{c}:{r[f'K{c}']}/{r[f'nmi{c}']:.3f}" for c in CUTS), '%.1fs' % (time.time() - t0), flush=True)
-df = pd.DataFrame(rows)
-for grp, g in [("all", df)] + list(df.groupby("group")):
-    line = [grp, len(g)]
-    for c in CUTS:
-        win = (g[f"nmi{c}"] >= g.peer - 0.02).sum()
-        k2 = ((g[f"K{c}"] / g.true >= 0.5) & (g[f"K{c}"] / g.true <= 2)).sum()
-        line.append(f"{c}: nmi {win} K2x {k2}")
-    print(*line, sep=" | ")
+
+
+def read_peers() -> dict:
+    """table name -> true K and the peers' NMI (GMM-BIC, DP-GMM), from the ``PEERS`` result files."""
+    out = {}
+    for p in PEERS:
+        out.update(peers(ROOT / p))
+    return out
+
+
+def main():
+    P = read_peers()
+    notes = []
+    tables = B.load_tables(None, notes, unseal_heldout3=True)
+    CUTS = [0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2]
+    rows = []
+    for t in tables:
+        if t.name not in P or t.name.startswith("5."):
+            continue
+        t0 = time.time()
+        m = MAPDP(random_state=0, merge=None).fit(t.X.copy())
+        comp = np.asarray(m.labels_, dtype=np.int64)
+        r = dict(name=t.name, group=t.group, true=P[t.name]['true'], peer=max(P[t.name]['gmm'], P[t.name]['dp']), Kc=m.n_clusters_)
+        tau = posterior_weights(m._parsed, comp) if m.n_clusters_ > 2 else None
+        for c in CUTS:
+            if tau is None:
+                lab = comp
+            else:
+                cl, _ = merge_components(m._parsed, comp, c, tau=tau, min_clusters=2)
+                lab = cl[comp]
+            sc = clustering_scores(np.asarray(t.y), lab)
+            r[f"nmi{c}"] = sc["nmi"]; r[f"K{c}"] = sc["K"]
+        rows.append(r)
+        print(t.name, t.group, r['true'], 'peer %.3f' % r['peer'], ' '.join(f"{c}:{r[f'K{c}']}/{r[f'nmi{c}']:.3f}" for c in CUTS), '%.1fs' % (time.time() - t0), flush=True)
+    df = pd.DataFrame(rows)
+    for grp, g in [("all", df)] + list(df.groupby("group")):
+        line = [grp, len(g)]
+        for c in CUTS:
+            win = (g[f"nmi{c}"] >= g.peer - 0.02).sum()
+            k2 = ((g[f"K{c}"] / g.true >= 0.5) & (g[f"K{c}"] / g.true <= 2)).sum()
+            line.append(f"{c}: nmi {win} K2x {k2}")
+        print(*line, sep=" | ")
+
+
+if __name__ == "__main__":
+    main()

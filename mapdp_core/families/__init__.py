@@ -25,7 +25,10 @@ no reference counting.
 Python side: ``check_data``, ``default_prior`` (empirical Bayes, formulas in each module's
 docstring), ``resolve_prior`` (user values over defaults, validated), ``build``,
 ``summary``, ``describe`` (the prior in plain words) and ``impute`` (the value that fills
-a missing entry).
+a missing entry), ``additive_statistics`` (each cluster's sufficient statistics as sums over
+rows, so that clusters merge by addition) and ``log_marginal_from`` (``logml`` from them, in
+numpy; with the statistics scaled by zeta, the marginal of a power likelihood: the coarsened
+posterior of :mod:`mapdp_core.engine.coarsening`).
 """
 from __future__ import annotations
 

@@ -356,3 +356,35 @@ def log_diagonal_sum(S, p) -> float:
     for r in range(p):
         out += math.log(S[r, r])
     return out
+
+
+def grouped_moments(X: np.ndarray, labels: np.ndarray, K: int, centre=None):
+    """(n, s1, s2), each (K, D): per cluster and column, the number of observed entries, their
+    sum and their sum of squares, after subtracting ``centre`` (one value per column; the
+    prior mean, so that data with a large offset lose no precision in s2 - s1^2/n). NaN
+    entries are left out. Additive over rows, so that the statistics of a union of clusters
+    are the sums of theirs (``mapdp_core.engine.coarsening``)."""
+    D = X.shape[1]
+    Z = X - (0.0 if centre is None else np.asarray(centre, dtype=float)[None, :])
+    seen = ~np.isnan(Z)
+    Z = np.where(seen, Z, 0.0)
+    n, s1, s2 = (np.zeros((K, D)) for _ in range(3))
+    for d in range(D):
+        n[:, d] = np.bincount(labels, weights=seen[:, d], minlength=K)[:K]
+        s1[:, d] = np.bincount(labels, weights=Z[:, d], minlength=K)[:K]
+        s2[:, d] = np.bincount(labels, weights=Z[:, d] * Z[:, d], minlength=K)[:K]
+    return n, s1, s2
+
+
+def grouped_count_sums(X: np.ndarray, labels: np.ndarray, K: int):
+    """(n, total), each (K, D): per cluster and column, the observed entries and their sum."""
+    n, total, _ = grouped_moments(X, labels, K)
+    return n, total
+
+
+def scatter_from(n, s1, s2):
+    """The scatter about each cluster's own mean, sum (x - xbar)^2 = s2 - s1^2/n (0 where
+    n = 0), from :func:`grouped_moments`; never negative."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        m2 = np.where(n > 0, s2 - s1 * s1 / np.where(n > 0, n, 1.0), 0.0)
+    return np.maximum(m2, 0.0)

@@ -17,9 +17,10 @@ import math
 
 import numpy as np
 from numba import njit
+from scipy.special import betaln
 
 from ._common import (beta_prior_two, build_columns, count_sum_clear, count_sum_move, count_sum_without,
-                      log_beta, pct, require_positive, resolve_vector_prior)
+                      grouped_count_sums, log_beta, pct, require_positive, resolve_vector_prior)
 
 BERNOULLI = "bernoulli"
 BINOMIAL = "binomial"
@@ -207,3 +208,21 @@ def impute(fam, K: int) -> np.ndarray:
         pmf = betabinom.pmf(support[None, :], int(ntr[d]), alpha[:, d, None], beta[:, d, None])
         out[:, d] = np.argmax(pmf, axis=1)
     return out
+
+
+def additive_statistics(fam, labels, K: int):
+    """(n, total): per column, the observed entries and their successes, each with the cluster on axis
+    0, of the partition ``labels`` (0..K-1): sums over rows, so that a union of clusters has the
+    sum of theirs and a row weighted by zeta adds zeta times its own
+    (``mapdp_core.engine.coarsening``)."""
+    return grouped_count_sums(fam[0], labels, K)
+
+
+def log_marginal_from(fam, stats) -> np.ndarray:
+    """ln p(X_k | theta0) for every cluster, from :func:`additive_statistics` (``logml``'s closed
+    form, vectorised; the same data-only constants left out). With every statistic multiplied
+    by zeta it is the marginal of the power likelihood f(x | theta)^zeta (a fractional count)."""
+    _, a0, b0, ntr = fam[:N_FIXED]
+    n, total = stats
+    terms = betaln(a0 + total, b0 + ntr * n - total) - betaln(a0, b0)
+    return np.where(n > 0, terms, 0.0).sum(axis=1)

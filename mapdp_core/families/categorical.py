@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 from numba import njit
+from scipy.special import gammaln
 
 from ._common import observed_columns, pct
 
@@ -218,3 +219,32 @@ def describe(block, X: np.ndarray) -> list[str]:
 def impute(fam, K: int) -> np.ndarray:
     """The predictive mode (most probable category code, eq 24) per cluster and column."""
     return np.column_stack([np.argmax(probs, axis=1) for probs in summary(fam, K)] or [np.zeros((K, 0))])
+
+
+def additive_statistics(fam, labels, K: int):
+    """(n, counts): per cluster, each column's observed entries (K, D) and each level's count
+    (K, L, the levels of every column one after another as in ``alpha0``): sums over rows, so
+    that a union of clusters has the sum of theirs and a row weighted by zeta adds zeta times
+    its own (``mapdp_core.engine.coarsening``)."""
+    X, _, off = fam[:3]
+    D, L = X.shape[1], int(off[-1])
+    n = np.zeros((K, D))
+    counts = np.zeros((K, L))
+    for d in range(D):
+        seen = ~np.isnan(X[:, d])
+        width = int(off[d + 1] - off[d])
+        flat = labels[seen] * width + X[seen, d].astype(np.int64)
+        per = np.bincount(flat, minlength=K * width)[:K * width].reshape(K, width)
+        counts[:, off[d]:off[d + 1]] = per
+        n[:, d] = per.sum(axis=1)
+    return n, counts
+
+
+def log_marginal_from(fam, stats) -> np.ndarray:
+    """ln p(X_k | theta0) for every cluster, from :func:`additive_statistics` (``logml``'s
+    Dirichlet-multinomial closed form, vectorised). With every statistic multiplied by zeta it
+    is the marginal of the power likelihood f(x | theta)^zeta (a fractional count)."""
+    _, alpha0, off, A0 = fam[:N_FIXED]
+    n, counts = stats
+    out = (gammaln(A0) - gammaln(A0 + n)).sum(axis=1)
+    return out + (gammaln(alpha0 + counts) - gammaln(alpha0)).sum(axis=1)

@@ -44,9 +44,9 @@ import numpy as np
 import scipy.linalg
 from numba import njit
 
-from ._common import (LOG_2PI, WITHIN_FRACTION, as_column_vector, back_solve, cholesky_in_place, column_sd, forward_solve,
-                      half_square, log_diagonal_sum, merge_prior, observed_indices, spd_matrix, spread_sentence,
-                      welford_move)
+from ._common import (LOG_2PI, WITHIN_FRACTION, as_column_vector, back_solve, cholesky_in_place, column_sd,
+                      forward_solve, grouped_moments, half_square, log_diagonal_sum, merge_prior,
+                      observed_indices, scatter_from, spd_matrix, spread_sentence, welford_move)
 
 SPHERICAL = "spherical_gaussian"
 KNOWN_COV = "gaussian_known_cov"
@@ -396,3 +396,25 @@ def describe(block, X: np.ndarray) -> list[str]:
 def impute(fam, K: int):
     """A gap is filled with the predictive mean (also the Gaussian's mode): see summary."""
     return None
+
+
+def additive_statistics(fam, labels, K: int):
+    """(n, s1, s2): per independent coordinate, the count, sum and sum of squares about mu0, each with
+    the cluster on axis 0, of the partition ``labels`` (0..K-1): sums over rows, so that a union
+    of clusters has the sum of theirs and a row weighted by zeta adds zeta times its own
+    (``mapdp_core.engine.coarsening``)."""
+    return grouped_moments(fam[0], labels, K, fam[1])
+
+
+def log_marginal_from(fam, stats) -> np.ndarray:
+    """ln p(X_k | theta0) for every cluster, from :func:`additive_statistics` (``logml``'s closed
+    form, vectorised; the same data-only constants left out). With every statistic multiplied
+    by zeta it is the marginal of the power likelihood f(x | theta)^zeta (a fractional count)."""
+    _, mu0, tau2, s2 = fam[:4]
+    n, s1, _ = stats
+    seen = n > 0
+    r = np.where(seen, s1 / np.where(seen, n, 1.0), 0.0)  # xbar - mu0
+    v = s2 + n * tau2
+    terms = (-0.5 * n * (LOG_2PI + np.log(s2)) + 0.5 * np.log(s2 / v) - 0.5 * scatter_from(*stats) / s2
+             - 0.5 * n * r * r / v)
+    return np.where(seen, terms, 0.0).sum(axis=1)

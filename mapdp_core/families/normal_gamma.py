@@ -23,9 +23,11 @@ import math
 
 import numpy as np
 from numba import njit
+from scipy.special import gammaln
 
 from ._common import (LOG_2, LOG_2PI, LOG_PI, WITHIN_FRACTION, build_columns, column_mean_var, column_sd,
-                      log1p_square, resolve_vector_prior, spread_sentence, welford_move, welford_without)
+                      grouped_moments, log1p_square, resolve_vector_prior, scatter_from, spread_sentence,
+                      welford_move, welford_without)
 
 NAME = "normal_gamma"
 PRIOR_KEYS = ("m0", "c0", "a0", "b0")
@@ -195,3 +197,27 @@ def describe(block, X: np.ndarray) -> list[str]:
 def impute(fam, K: int):
     """A gap is filled with the predictive mean (also the Student-t's mode): see summary."""
     return None
+
+
+def additive_statistics(fam, labels, K: int):
+    """(n, s1, s2): per column, the observed entries' count, sum and sum of squares about the prior
+    mean m0, each with the cluster on axis 0, of the partition ``labels`` (0..K-1): sums over
+    rows, so that a union of clusters has the sum of theirs and a row weighted by zeta adds zeta
+    times its own (``mapdp_core.engine.coarsening``)."""
+    return grouped_moments(fam[0], labels, K, fam[1])
+
+
+def log_marginal_from(fam, stats) -> np.ndarray:
+    """ln p(X_k | theta0) for every cluster, from :func:`additive_statistics` (``logml``'s closed
+    form, vectorised; the same data-only constants left out). With every statistic multiplied
+    by zeta it is the marginal of the power likelihood f(x | theta)^zeta (a fractional count)."""
+    _, m0, c0, a0, b0 = fam[:N_FIXED]
+    n, s1, _ = stats
+    seen = n > 0
+    r = np.where(seen, s1 / np.where(seen, n, 1.0), 0.0)  # xbar - m0
+    cn = c0 + n
+    an = a0 + 0.5 * n
+    bn = b0 + 0.5 * scatter_from(*stats) + 0.5 * c0 * n * r * r / cn
+    terms = (gammaln(an) - gammaln(a0) + a0 * np.log(b0) - an * np.log(bn) + 0.5 * np.log(c0 / cn)
+             - 0.5 * n * LOG_2PI)
+    return np.where(seen, terms, 0.0).sum(axis=1)

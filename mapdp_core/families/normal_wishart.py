@@ -526,3 +526,46 @@ def describe(block, X: np.ndarray) -> list[str]:
 def impute(fam, K: int):
     """A gap is filled with the predictive mean (also the Student-t's mode): see summary."""
     return None
+
+
+def additive_statistics(fam, labels, K: int):
+    """(n, s1, S2): per cluster, its rows' count (K,), sum (K, D) and sum of outer products
+    (K, D, D) about the prior mean m0, of the completed rows (``fill``: a row with gaps as it
+    entered its cluster). Sums over rows, so that a union of clusters has the sum of theirs and
+    a row weighted by zeta adds zeta times its own (``mapdp_core.engine.coarsening``)."""
+    Z = fam[6] - fam[1][None, :]
+    D = Z.shape[1]
+    n = np.bincount(labels, minlength=K)[:K].astype(float)
+    s1 = np.zeros((K, D))
+    S2 = np.zeros((K, D, D))
+    for k in range(K):
+        Zk = Z[labels == k]
+        s1[k] = Zk.sum(axis=0)
+        S2[k] = Zk.T @ Zk
+    return n, s1, S2
+
+
+def log_marginal_from(fam, stats) -> np.ndarray:
+    """ln p(X_k | theta0) for every cluster, from :func:`additive_statistics`: ``logml``'s closed
+    form (module docstring) with T_n = T0 + S + c0 n/(c0 + n) (xbar - m0)(xbar - m0)^T. With
+    every statistic multiplied by zeta it is the marginal of the power likelihood
+    f(x | theta)^zeta (a fractional count). Of the completed rows: see ``additive_statistics``."""
+    _, m0, c0, a0, L0 = fam[:5]
+    n, s1, S2 = stats
+    K, D = s1.shape
+    out = np.zeros(K)
+    if D == 0:
+        return out
+    T0 = L0 @ L0.T
+    logdet0 = 2.0 * float(np.log(np.diag(L0)).sum())
+    for k in range(K):
+        if n[k] <= 0:
+            continue
+        r = s1[k] / n[k]
+        Tn = T0 + (S2[k] - n[k] * np.outer(r, r)) + c0 * n[k] / (c0 + n[k]) * np.outer(r, r)
+        logdetn = np.linalg.slogdet(Tn)[1]
+        an = a0 + n[k]
+        out[k] = (-0.5 * n[k] * D * LOG_PI + _log_multigamma_half(an, D) - _log_multigamma_half(a0, D)
+                  + 0.5 * a0 * logdet0 - 0.5 * an * logdetn + 0.5 * D * math.log(c0 / (c0 + n[k])))
+    return out
+

@@ -14,8 +14,9 @@ import math
 
 import numpy as np
 from numba import njit
+from scipy.special import gammaln
 
-from ._common import (build_columns, check_counts, count_sum_move, count_sum_without,
+from ._common import (build_columns, check_counts, count_sum_move, count_sum_without, grouped_count_sums,
                       resolve_vector_prior)
 
 NAME = "poisson"
@@ -139,3 +140,22 @@ def impute(fam, K: int) -> np.ndarray:
     """The predictive (negative binomial) mode floor((alpha - 1)/beta), or 0 for alpha <= 1."""
     alpha, rate = fam[5][:K], fam[2] + fam[3][:K]
     return np.where(alpha > 1, np.floor((alpha - 1) / rate), 0.0)
+
+
+def additive_statistics(fam, labels, K: int):
+    """(n, total): per column, the observed entries and their sum, each with the cluster on axis 0, of
+    the partition ``labels`` (0..K-1): sums over rows, so that a union of clusters has the sum
+    of theirs and a row weighted by zeta adds zeta times its own
+    (``mapdp_core.engine.coarsening``)."""
+    return grouped_count_sums(fam[0], labels, K)
+
+
+def log_marginal_from(fam, stats) -> np.ndarray:
+    """ln p(X_k | theta0) for every cluster, from :func:`additive_statistics` (``logml``'s closed
+    form, vectorised; the same data-only constants left out). With every statistic multiplied
+    by zeta it is the marginal of the power likelihood f(x | theta)^zeta (a fractional count)."""
+    _, a0, b0 = fam[:N_FIXED]
+    n, total = stats
+    a = a0 + total
+    terms = a0 * np.log(b0) - gammaln(a0) + gammaln(a) - a * np.log(b0 + n)
+    return np.where(n > 0, terms, 0.0).sum(axis=1)
