@@ -446,6 +446,28 @@ def scatter_figure(coords: np.ndarray, axis_names, colour=None, colour_name: str
     return fig
 
 
+def centre_picker_figure(coords: np.ndarray, rows: np.ndarray, axis_names, picked_coords: np.ndarray,
+                         picked_rows, height: int = 380) -> go.Figure:
+    """The displayed rows (``coords``, their row numbers ``rows`` from 0) to pick K-means' starting
+    centres from by clicking, a box or a lasso: trace 0 the rows, trace 1 the rows picked so far
+    (numbered from 1, as the app numbers rows). Hovering a point gives its row."""
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=coords[:, 0], y=coords[:, 1], mode="markers", name="rows",
+                             marker={"size": 6, "color": PALETTE[0], "opacity": 0.45},
+                             customdata=np.asarray(rows) + 1, hovertemplate="row %{customdata}<extra></extra>"))
+    picked = np.asarray(list(picked_rows), dtype=np.int64)
+    fig.add_trace(go.Scatter(x=picked_coords[:, 0], y=picked_coords[:, 1], mode="markers+text", name="starting centres",
+                             text=[str(i + 1) for i in range(len(picked))], textposition="top center",
+                             customdata=picked + 1, hovertemplate="centre %{text}: row %{customdata}<extra></extra>",
+                             marker={"size": 15, "color": PALETTE[5], "symbol": "x", "line": {"width": 1}}))
+    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 10, "b": 10},
+                      xaxis_title=_plain(axis_names[0]), yaxis_title=_plain(axis_names[1]),
+                      legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0.0})
+    fig.update_xaxes(showgrid=True)
+    fig.update_yaxes(showgrid=True)
+    return fig
+
+
 def bic_figure(curve: pd.DataFrame, chosen: int) -> go.Figure:
     """The K-means BIC curve (:func:`mapdp_core.kmeans_bic`), the chosen K marked."""
     fig = go.Figure(go.Scatter(x=curve["n_clusters"], y=curve["bic"], mode="lines+markers", name="BIC"))

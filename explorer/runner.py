@@ -186,6 +186,21 @@ def mapdp_settings(choice: AutoChoice, N0: float | None = None, spread: float = 
             "merge": MERGE_CUTOFF if merge else None}
 
 
+def _centres_from_rows(data: AppData, name: str, X: np.ndarray, rows, takes_centres: bool) -> dict:
+    """The starting centres a user picked as rows of the data (``start_rows``, 0-based): those rows of
+    the matrix the algorithm reads, one centre each (a row picked twice counts once), and K."""
+    if not takes_centres:
+        raise ValueError(f"{name} does not start from centres; only K-means takes rows as its starting centres.")
+    picked = np.unique(np.asarray(list(rows), dtype=np.int64))
+    if picked.size == 0:
+        raise ValueError("no rows were picked as K-means' starting centres: pick at least one point on the chart, "
+                         "or let k-means++ choose them.")
+    if picked[0] < 0 or picked[-1] >= data.n_rows:
+        raise ValueError(f"a starting centre names a row outside the data (rows 1 to {data.n_rows:,}); pick the "
+                         "points again on the chart.")
+    return {"init": X[picked], "n_clusters": int(picked.size)}
+
+
 def estimator(data: AppData, name: str, params: dict | None = None, *, restarts: int = 1, seed: int = 0,
               choice: AutoChoice | None = None):
     """The registered estimator ``name`` for ``data`` with the app's ``params``, and the matrix it reads.
@@ -198,7 +213,9 @@ def estimator(data: AppData, name: str, params: dict | None = None, *, restarts:
     visit rows in random orders where the algorithm has a visiting order (PLOS Appendix C). With
     ``start="search"`` an estimator that takes a starting partition (MAP-DP) begins every restart
     from the automatic search's best partition (``choice``, computed by :func:`auto_settings` when
-    not given), extended to every row (PLOS Appendix E), as ``MAPDP()`` does.
+    not given), extended to every row (PLOS Appendix E), as ``MAPDP()`` does. ``start_rows`` (row
+    numbers from 0) makes those rows of the numeric matrix K-means' starting centres (K = their number,
+    one run whatever ``restarts`` is): a teacher places the centres to show a poor local optimum.
     """
     cls = algorithm(name)
     params = dict(params or {})
@@ -219,6 +236,9 @@ def estimator(data: AppData, name: str, params: dict | None = None, *, restarts:
         X = data.X
     else:
         X = numeric_matrix(data)
+    start_rows = params.pop("start_rows", None)
+    if start_rows is not None:
+        params.update(_centres_from_rows(data, name, X, start_rows, "init" in allowed))
     if "n_clusters" in params:
         params["n_clusters"] = int(min(max(int(params["n_clusters"]), 1), data.n_rows))
     if "n_components" in params:

@@ -33,6 +33,8 @@ SAY_ESTIMATE_ABOVE = 10.0
 #: placeholder panel (and its progress) for each one still running (issue 27)
 DRAW_AS_READY_ABOVE = 2.0
 _nearest = controls.nearest
+#: where K-means' restarts begin: its own seeding, or rows a teacher picks on a chart (issue 27)
+KMEANS_STARTS = {"k-means++": "k-means++ (spread-out rows drawn at random)", "picked": "rows I pick on a chart"}
 
 
 N0_WORDS = (
@@ -51,6 +53,32 @@ def _n0_large(curve, n0: float, n_rows: int) -> None:
     st.plotly_chart(figures.expected_clusters_figure(curve, n0, n_rows, large=True), width="stretch",
                     key="n0_picture_large", config=common.chart_config("n0_expected_k"))
     st.markdown("#### The data then decide how many clusters there really are.")
+
+
+def _centre_picker(coords, sample, axis_names) -> None:
+    """A chart of the rows on which a teacher picks K-means' starting centres (one per row picked)."""
+    picked = [int(r) for r in common.setting("K-means:start_rows", [])]
+    with st.expander("K-means' starting centres: pick rows on this chart", expanded=True):
+        st.caption("Click a point, shift-click to add more, or pick several with the box or the lasso in the chart's "
+                   "toolbar. Each row picked is one starting centre and K is their number. Put two centres in one "
+                   "group and none in another to watch K-means stop in a poor optimum.")
+        shown = figures.centre_picker_figure(coords[sample], sample, axis_names,
+                                             coords[picked] if picked else coords[:0], picked)
+        event = st.plotly_chart(shown, width="stretch", key="kmeans_centres", on_select="rerun",
+                                selection_mode=("points", "box", "lasso"), config=common.chart_config("kmeans_centres"))
+        rows = common.selected_rows(event, sample)
+        if rows and rows != picked:
+            common.remember_setting("K-means:start_rows", rows)
+            st.rerun()
+        if picked:
+            st.caption(f"Starting centres: row{'s' if len(picked) > 1 else ''} "
+                       f"{', '.join(f'{r + 1:,}' for r in picked)} (K = {len(picked)}; one run, since every restart "
+                       "would start from the same centres).")
+            if st.button("Clear the picked rows", key="kmeans_centres_clear"):
+                common.remember_setting("K-means:start_rows", [])
+                st.rerun()
+        else:
+            st.info("No rows picked yet: K-means starts from k-means++ meanwhile.")
 
 
 left, right = st.columns([1, 3], gap="medium")
@@ -117,9 +145,22 @@ with left:
                   else "") + ". The Tune page shows the search.")
     match_k = False
     lambda_slot = None  # where the λ that runs is said, once MAP-DP's K is known
+    kmeans_start = "k-means++"
     for name in algorithms:
         cls = registry.algorithm(name)
         params = dict(chosen_params["MAP-DP"]) if cls.input == "mixed" else {}
+        if name == "K-means":
+            start_key = common.widget_key(name, "start")
+            common.init_widget(start_key, common.setting("K-means:start", "k-means++"))
+            kmeans_start = st.radio("K-means starts from", list(KMEANS_STARTS), format_func=KMEANS_STARTS.get,
+                                    key=start_key, help="k-means++ draws spread-out rows as the starting centres, "
+                                    "again for every restart. Picking them yourself (on a chart beside the results) "
+                                    "shows how K-means' answer depends on where it starts.")
+            common.remember_setting("K-means:start", kmeans_start)
+            picked = [int(r) for r in common.setting("K-means:start_rows", [])]
+            if kmeans_start == "picked" and picked:
+                st.caption(f"K for K-means: {len(picked)}, one cluster per row picked.")
+                params.update(start_rows=tuple(picked), n_clusters=len(picked))
         if name == "DP-means":
             common.init_widget("w_match_k", bool(common.setting("match_k", True)))
             match_k = st.checkbox("DP-means: match MAP-DP's K", key="w_match_k")
@@ -127,6 +168,8 @@ with left:
         for param, spec in cls.ui.items():
             if name == "MAP-DP" and param == "N0":
                 continue  # the slider above
+            if name == "K-means" and "start_rows" in params:
+                continue  # K is the number of rows picked
             if name == "DP-means" and param == "lam" and match_k:
                 # the lambda that runs is found from MAP-DP's K and said under the chart; a disabled box
                 # here showed another number (issue 27)
@@ -276,6 +319,9 @@ with right:
                                        lambda: sources.projection(d, chosen))
     sample = sources.display_sample(d.n_rows, seed=int(seed))
     shown_coords = coords[sample]
+    if "K-means" in algorithms and kmeans_start == "picked":
+        with working:
+            _centre_picker(coords, sample, axis_names)
     truth_panel = animation.truth_view(d.truth, coords, sample) if show_truth else None
 
     # How long the runs may take, from their first steps timed on these data (as Compare does), said

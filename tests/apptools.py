@@ -1,9 +1,11 @@
 """What the headless app tests share (streamlit.testing.v1.AppTest): start the app, check that
 nothing failed, and read back charts and tables by their keys and columns."""
+import base64
 import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
@@ -44,6 +46,13 @@ def _chart_proto(at: AppTest, key: str):
 def chart(at: AppTest, key: str) -> dict:
     """The Plotly figure (as JSON) of the chart whose key contains ``key``."""
     return json.loads(_chart_proto(at, key).spec)
+
+
+def plotly_array(value) -> np.ndarray:
+    """A Plotly JSON array: a list, or a typed array ({"dtype", "bdata"} in base64)."""
+    if isinstance(value, dict):
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+    return np.asarray(value)
 
 
 def chart_config(at: AppTest, key: str) -> dict:

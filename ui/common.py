@@ -462,6 +462,19 @@ def show_k_evidence(page: str) -> None:
         st.dataframe(shown, hide_index=True, width="stretch", key=f"{page}_k_evidence_table")
 
 
+def selected_rows(event, shown_rows) -> list[int]:
+    """The rows (numbered from 0) of the points selected on a chart drawn with ``on_select``: its
+    first trace's points, the rows ``shown_rows`` in order (other traces are markers drawn over
+    them, e.g. :func:`explorer.figures.centre_picker_figure`'s picked centres)."""
+    try:
+        points = event["selection"]["points"]
+    except (KeyError, TypeError):  # no event (the chart's first draw) or no selection
+        return []
+    rows = {int(shown_rows[int(p["point_index"])]) for p in points
+            if int(p.get("curve_number", 0)) == 0 and 0 <= int(p.get("point_index", -1)) < len(shown_rows)}
+    return sorted(rows)
+
+
 def show_row_decision(page: str) -> None:
     """One row's decision in MAP-DP's sweep (PLOS Algorithm 3; :meth:`mapdp_core.MAPDP.row_costs`):
     the cost of each cluster it could join and of a new cluster, at the fitted partition, the

@@ -2,15 +2,13 @@
 appear on Explore and Compare with their own controls, take MAP-DP's N0 and prior, and their frames'
 rows not visited yet are drawn grey, said in the titles and under the chart.
 """
-import base64
 import re
 
-import numpy as np
 import pytest
 
 from apptools import chart as _chart
 from apptools import ok as _ok
-from apptools import start
+from apptools import plotly_array, start
 from apptools import table as _table
 from explorer import figures
 
@@ -25,13 +23,6 @@ def at():
 
 def _titles(at) -> list[str]:
     return [a["text"] for a in _chart(at, "animation")["layout"]["annotations"]]
-
-
-def _array(value) -> np.ndarray:
-    """A Plotly JSON array: a list, or a typed array ({"dtype", "bdata"} in base64)."""
-    if isinstance(value, dict):
-        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
-    return np.asarray(value)
 
 
 def _run_params(at, name: str) -> dict:
@@ -73,7 +64,7 @@ def test_explore_runs_sugs_and_dp_search_from_the_registry(at):
     spec = _chart(at, "animation")
     titles = [a["text"] for a in spec["layout"]["annotations"]]
     assert "not yet visited" not in titles[0] and "not yet visited" in titles[1] and "not yet visited" in titles[2]
-    colours = _array(spec["data"][3]["marker"]["color"])  # SUGS's points
+    colours = plotly_array(spec["data"][3]["marker"]["color"])  # SUGS's points
     assert spec["data"][3]["marker"]["colorscale"][-1][1] == figures.UNVISITED
     grey = int((colours == len(figures.PALETTE)).sum())
     said = int(re.search(r"K = \d+ · ([\d,]+) not yet visited", titles[1]).group(1).replace(",", ""))

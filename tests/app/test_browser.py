@@ -410,3 +410,42 @@ def test_browser_session(page):
     _idle(page)
     page.screenshot(path=str(SHOTS / "5_groups_demo.png"), full_page=True)
     _no_exception(page)
+
+
+# the pixel position in the page of the picker chart's most isolated point (so that a click there
+# can only mean that point), and its row (from 1)
+PICKER_POINT = """() => {
+    const gd = [...document.querySelectorAll('.js-plotly-plot')]
+        .find(g => g.data && g.data.length === 2 && g.data[1].name === 'starting centres');
+    if (!gd) return null;
+    const fl = gd._fullLayout, box = gd.getBoundingClientRect();
+    const xy = gd.calcdata[0].map(p => [fl.xaxis.c2p(p.x), fl.yaxis.c2p(p.y)]);
+    let best = 0, far = -1;
+    xy.forEach((a, i) => {
+        let near = Infinity;
+        xy.forEach((b, j) => { if (i !== j) near = Math.min(near, Math.hypot(a[0] - b[0], a[1] - b[1])); });
+        if (near > far) { far = near; best = i; }
+    });
+    return {x: box.left + fl.xaxis._offset + xy[best][0], y: box.top + fl.yaxis._offset + xy[best][1],
+            row: Number(gd._fullData[0].customdata[best]), gap: far};
+}"""
+
+
+def test_a_click_on_the_chart_picks_a_kmeans_starting_centre(browser, app_url):
+    """Issue 27: in a real browser, a click on a point of the picker chart makes its row K-means'
+    starting centre (Streamlit's selection event, as AppTest cannot send it)."""
+    context, pg = _open_explore(browser, app_url, 1500, 1000)
+    pg.get_by_text("rows I pick on a chart").click()
+    pg.get_by_text("No rows picked yet").wait_for()
+    _idle(pg)
+    pg.wait_for_function(f"() => ({PICKER_POINT})() !== null")
+    pg.locator(".st-key-kmeans_centres").scroll_into_view_if_needed()
+    pg.wait_for_timeout(500)
+    point = pg.evaluate(PICKER_POINT)
+    pg.mouse.click(point["x"], point["y"])
+    assert point["gap"] > 6, point  # no other point within a few pixels of the click
+    pg.get_by_text(f"Starting centres: row {point['row']:,} (K = 1", exact=False).wait_for(timeout=120_000)
+    _idle(pg)
+    _no_exception(pg)
+    pg.screenshot(path=str(SHOTS / "kmeans_centre_picked.png"), full_page=True)
+    context.close()
