@@ -16,7 +16,7 @@ from mapdp_core.evaluation.metrics import codes, match_labels
 from explorer.runner import Run, _scores, fitted_model
 
 __all__ = ["Frames", "animation_frames", "MAX_FRAMES", "ENDINGS", "ending", "step_word", "frame_label", "summary_rows",
-           "merged_groups", "groups_text"]
+           "merged_groups", "groups_text", "SWEEP_STEPS", "SweepStepFrames", "sweep_step_frames"]
 
 #: Most frames kept per algorithm for an animation (evenly thinned beyond, first and last kept;
 #: each panel's title gives its own step number). Every frame costs a redraw; the browser test
@@ -353,3 +353,51 @@ def summary_rows(runs: list[Run], frames: Frames) -> list[dict]:
             row.update(NMI=round(float(said["nmi"]), 3), ARI=round(float(said["ari"]), 3))
         rows.append(row)
     return rows
+
+
+#: steps a sweep is shown in, row by row (Explore's "inside one sweep")
+SWEEP_STEPS = 40
+
+
+@dataclass(frozen=True, eq=False)
+class SweepStepFrames:
+    """One MAP-DP sweep part-way (:meth:`mapdp_core.MAPDP.sweep_steps`), for the displayed rows.
+
+    ``colours`` (steps x shown rows): each row's cluster after each step, as colour ids matched to
+    the sweep's end partition (so a cluster keeps its colour); ``visited`` and ``current``
+    (steps x shown rows): rows visited so far, and in that step; ``captions``: each step in words."""
+
+    colours: np.ndarray
+    visited: np.ndarray
+    current: np.ndarray
+    captions: list
+
+    @property
+    def n_frames(self) -> int:
+        return len(self.captions)
+
+
+def sweep_step_frames(steps: list, sample: np.ndarray, reference: np.ndarray | None = None) -> SweepStepFrames:
+    """:class:`SweepStepFrames` of :meth:`mapdp_core.MAPDP.sweep_steps`' records for the displayed
+    rows ``sample`` (row numbers from 0); ``reference``: colour ids of those rows to match the
+    sweep's end partition to (the main animation's last MAP-DP frame), so a cluster keeps its colour."""
+    N = len(steps[-1].labels)
+    step_of = np.empty(N, dtype=np.int64)  # the step in which each row is visited
+    for j, step in enumerate(steps):
+        step_of[step.rows] = j
+    end = steps[-1].labels[sample]
+    if reference is not None:
+        end = match_labels(np.asarray(reference), end)
+    shown_step = step_of[sample]
+    colours = np.stack([match_labels(end, step.labels[sample]) for step in steps])
+    index = np.arange(len(steps))[:, None]
+    captions, first = [], 1
+    for j, step in enumerate(steps):
+        what = (f"rows {first:,} to {step.visited:,} of {N:,} in the sweep's visiting order: {step.moved} of these "
+                f"{len(step.rows)} changed cluster")
+        if step.opened:
+            what += f", {step.opened} new cluster{'s' if step.opened > 1 else ''} opened"
+        captions.append(f"Step {j + 1} of {len(steps)}: {what}; K = {step.n_clusters} now.")
+        first = step.visited + 1
+    return SweepStepFrames(colours=colours, visited=shown_step[None, :] <= index, current=shown_step[None, :] == index,
+                           captions=captions)

@@ -468,6 +468,28 @@ def centre_picker_figure(coords: np.ndarray, rows: np.ndarray, axis_names, picke
     return fig
 
 
+def sweep_step_figure(coords: np.ndarray, frames, step: int, axis_names, height: int = 420) -> go.Figure:
+    """Step ``step`` of one MAP-DP sweep (:class:`explorer.animation.SweepStepFrames`) on the displayed
+    rows ``coords``: every row in its cluster's colour, the rows not visited yet in this sweep
+    faint, the rows of this step large and outlined."""
+    colours, visited, current = frames.colours[step], frames.visited[step], frames.current[step]
+    fig = go.Figure()
+    for mask, name, size, opacity, line in ((~visited, "not visited yet in this sweep", 5, 0.25, 0),
+                                            (visited & ~current, "visited", 5, 0.8, 0),
+                                            (current, "visited in this step", 10, 0.95, 1.5)):
+        marker = {**_marker(colours[mask], size), "opacity": opacity}
+        if line:
+            marker["line"] = {"color": "rgba(25,25,25,0.9)", "width": line}
+        fig.add_trace(go.Scattergl(x=coords[mask, 0], y=coords[mask, 1], mode="markers", name=name, marker=marker,
+                                   hoverinfo="skip"))
+    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 10, "b": 10},
+                      xaxis_title=_plain(axis_names[0]), yaxis_title=_plain(axis_names[1]),
+                      legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0.0})
+    fig.update_xaxes(showgrid=True)
+    fig.update_yaxes(showgrid=True)
+    return fig
+
+
 def bic_figure(curve: pd.DataFrame, chosen: int) -> go.Figure:
     """The K-means BIC curve (:func:`mapdp_core.kmeans_bic`), the chosen K marked."""
     fig = go.Figure(go.Scatter(x=curve["n_clusters"], y=curve["bic"], mode="lines+markers", name="BIC"))

@@ -78,6 +78,13 @@ class Run:
         return self.states[-1]
 
     @property
+    def best_index(self) -> int:
+        """The restart (from 0) whose steps ``states`` holds, by :func:`run`'s rule: the lowest
+        objective among the complete restarts, ties to the earliest."""
+        complete = self.restarts["complete"].to_numpy(dtype=bool)
+        return best_restart(np.where(complete, self.restarts["objective"].to_numpy(dtype=float), np.inf))
+
+    @property
     def shown(self) -> SweepState:
         """The state the algorithm reports: its last, or a sampler's most probable."""
         return summarize_restart(iter(self.states), self.estimator.restart_key, self.estimator.keep).state

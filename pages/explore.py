@@ -2,6 +2,7 @@
 import time
 
 import streamlit as st
+from sklearn.base import clone
 
 from mapdp_core import n0_for_expected_clusters
 from explorer import animation, figures, report, runner, sharing, sources
@@ -81,6 +82,39 @@ def _centre_picker(coords, sample, axis_names) -> None:
             st.info("No rows picked yet: K-means starts from k-means++ meanwhile.")
 
 
+def _sweep_in_steps(mapdp_run, coords, sample, axis_names, reference) -> None:
+    """One sweep of MAP-DP's shown run, row by row, with its own player (issue 27: the decisions
+    inside a sweep, the idea the N0 text explains)."""
+    with st.expander("Inside one sweep: MAP-DP's rows, a few at a time"):
+        st.caption("A sweep visits every row once, in a random order, and moves each to the cluster of least cost "
+                   "(the step above explains one row). Here one sweep of the run shown is stopped every "
+                   f"{1 / animation.SWEEP_STEPS:.1%} of the rows: faint rows are not visited yet in this sweep, "
+                   "outlined ones were visited in this step. Colours are the clusters the sweep ends with. To watch "
+                   "clusters form, let MAP-DP start from one cluster (under “Restarts, seed, view”).")
+        n_sweeps = len(mapdp_run.states)
+        common.init_widget("w_sweep_steps_sweep", 1)
+        if int(st.session_state["w_sweep_steps_sweep"]) > n_sweeps:  # a new run with fewer sweeps
+            st.session_state["w_sweep_steps_sweep"] = n_sweeps
+        sweep = st.number_input(f"Sweep (1 to {n_sweeps})", 1, n_sweeps, key="w_sweep_steps_sweep")
+        restart = mapdp_run.best_index
+        key = {**mapdp_run.params, "sweep": int(sweep), "restart": restart, "rows": d.key, "shown": len(sample),
+               "colours": hash(reference.tobytes())}
+        try:
+            frames = common.cached("sweep_steps", key, lambda: animation.sweep_step_frames(
+                clone(mapdp_run.estimator).sweep_steps(d.X, restart=restart, sweep=int(sweep),
+                                                       steps=animation.SWEEP_STEPS), sample, reference))
+        except ValueError as exc:
+            common.plain_error(exc, "That sweep cannot be shown")
+            return
+
+        def draw(step: int) -> None:
+            st.plotly_chart(figures.sweep_step_figure(coords[sample], frames, step, axis_names), width="stretch",
+                            key="sweep_steps_chart", config=common.chart_config("mapdp_sweep_steps"))
+
+        player.player(frames.n_frames, ("sweep_steps", repr(sorted(key.items()))), draw, frames.captions.__getitem__,
+                      keys=player.Keys("sweep_steps"), unit="Step")
+
+
 left, right = st.columns([1, 3], gap="medium")
 with left:
     st.subheader("Settings")
@@ -136,6 +170,11 @@ with left:
     # each other algorithm's settings come from its own ui hints; MAP-DP's N0 and prior block above are
     # shared with every algorithm that reads the mixed table (Gibbs, SUGS, DP search, ...), and DP-means
     # may take MAP-DP's K instead of its own lambda
+    # "MAP-DP starts from" and the grouping checkbox are drawn further down (under "Restarts, seed,
+    # view") but shape MAP-DP's settings here: a click on them is read now, not one rerun later
+    for widget, name in (("w_start", "start"), ("w_merge", "merge")):
+        if widget in st.session_state:
+            common.remember_setting(name, st.session_state[widget])
     chosen_params = {"MAP-DP": runner.mapdp_settings(choice, n0, spread, weight, common.start_setting(),
                                                      bool(common.setting("merge", True)))}
     st.caption(f"Chosen from the data by the exact joint evidence: N0 = {choice.N0:g}; prior spread {choice.spread:g} "
@@ -481,5 +520,7 @@ with right:
         common.show_components(common.fitted_mapdp()[2])
         common.show_k_evidence("explore")
         common.show_row_decision("explore")
+        _sweep_in_steps(done["MAP-DP"], coords, sample, axis_names,
+                        frames.colours[frames.algorithms.index("MAP-DP")][-1])
     st.plotly_chart(figures.trace_figure(frames), width="stretch", key="traces",
                     config=common.chart_config("mapdp_traces"))

@@ -204,3 +204,62 @@ def check_init(init, N: int) -> np.ndarray:
         raise ValueError(f"init must be {N} whole-number labels, one per row, got an array of shape {labels.shape} "
                          f"and dtype {labels.dtype}.")
     return relabel_by_first_appearance(labels)
+
+
+@dataclasses.dataclass(frozen=True)
+class RowStep:
+    """The partition part-way through one MAP-DP sweep (:func:`sweep_in_steps`).
+
+    ``visited``: rows visited so far in this sweep (the first ``visited`` of the visiting order);
+    ``rows``: the input rows visited in this step, in visiting order; ``labels``: every row's
+    cluster now (input order; cluster numbers are the sweep's slots, so a number may be unused
+    while a cluster stands empty); ``n_clusters``: the non-empty clusters; ``moved``: rows of this
+    step that changed cluster; ``opened``: clusters this step opened."""
+
+    visited: int
+    rows: np.ndarray
+    labels: np.ndarray
+    n_clusters: int
+    moved: int
+    opened: int
+
+
+def sweep_in_steps(parsed: ParsedData, N0: float, order: np.ndarray, start: np.ndarray | None = None,
+                   steps: int = 40) -> Iterator[RowStep]:
+    """One MAP-DP sweep (PLOS Algorithm 3) watched part-way: from the partition ``start`` (labels
+    0..K-1 in input order; None: every row in one cluster, with the first-sweep count of Appendix
+    B, as a fit's first sweep), visiting the rows in ``order`` and stopping after every
+    ceil(N / ``steps``) rows to give the partition then. The kernel's own sweep run over the
+    visiting order in consecutive pieces, so the last step's partition is the partition of
+    :func:`run_sweeps`'s sweep from the same start and order (tested): the teaching view of the
+    row-by-row decisions (:mod:`mapdp_core.engine.decisions` explains one of them)."""
+    N = parsed.X.shape[0]
+    order = np.asarray(order, dtype=np.int64)
+    stored = ParsedData(np.ascontiguousarray(np.take(parsed.X, order, axis=0)), parsed.names, parsed.blocks,
+                        parsed.categories)
+    inverse = np.empty(N, dtype=np.int64)
+    inverse[order] = np.arange(N, dtype=np.int64)
+    identity = np.arange(N, dtype=np.int64)
+    model = ModelData(stored)
+    labels = np.zeros(N, dtype=np.int64) if start is None else np.take(np.asarray(start, dtype=np.int64), order)
+    K = model.start(labels, identity)
+    log_n0 = math.log(N0)
+    every = max(1, math.ceil(N / max(int(steps), 1)))
+    score, t = 0.0, 0
+    while t < N:
+        t1 = min(t + every, N)
+        before = labels[t:t1].copy()
+        opened_before = K
+        u = t
+        while u < t1:
+            stop, K, score, _ = dp_mixture.sweep(identity, u, t1, labels, K, start is None, log_n0, model.d_new,
+                                                 model.pconst, model.cnt, model.logcnt, model.fams, NO_SAMPLING,
+                                                 NO_SAMPLING, _NO_PRE, u, 0, np.zeros(model.capacity, dtype=np.uint8),
+                                                 score, False)
+            if stop < t1:
+                model.grow(K)
+            u = stop
+        yield RowStep(visited=t1, rows=order[t:t1].copy(), labels=np.take(labels, inverse),
+                      n_clusters=int(np.count_nonzero(model.cnt[:K] > 0)),
+                      moved=int(np.count_nonzero(labels[t:t1] != before)), opened=K - opened_before)
+        t = t1

@@ -474,6 +474,40 @@ class MAPDP(SweepEstimator):
             self.n_clusters_ = int(cluster_of.max()) + 1
             self.cluster_sizes_ = np.bincount(self.labels_, minlength=self.n_clusters_)
 
+    def sweep_steps(self, X, *, restart: int = 0, sweep: int = 1, steps: int = 40) -> list:
+        """Sweep ``sweep`` (from 1) of restart ``restart`` watched part-way, for teaching: the
+        partition after every ceil(N / ``steps``) rows of the visiting order, as
+        :class:`~mapdp_core.engine.sweeps.RowStep` records (rows visited so far, the rows of the
+        step, every row's cluster, K, rows moved, clusters opened). The restart is run as ``fit``
+        runs it up to the sweep before, and the sweep itself by the same kernel in pieces, so
+        the last step is that sweep's partition (PLOS Algorithm 3; the first sweep from one
+        cluster uses Appendix B's count). With ``restart_rows`` applying, the restarts are those
+        of the subsample plan; pass ``restart_rows=None`` to watch a sweep over every row."""
+        from mapdp_core.engine.sweeps import sweep_in_steps
+
+        self._check_shared_params()
+        problem = self._validate(X)
+        plan = self._plan_for(problem)
+        restart = check_int(restart, "restart", 0)
+        if restart >= len(plan):
+            raise ValueError(f"restart must be below the number of restarts ({len(plan)}), got {restart}.")
+        sweep = check_int(sweep, "sweep", 1)
+        steps = check_int(steps, "steps", 1)
+        planned, seed = plan[restart]
+        order = np.arange(problem.n_rows, dtype=np.int64) if planned is None else planned
+        start = problem.settings.get("init")
+        if sweep > 1:
+            last = None
+            for last in self._sweeps(problem, order, np.random.default_rng(seed)):
+                if last.iteration == sweep - 1 or last.converged:
+                    break
+            if last is None or last.iteration != sweep - 1 or last.converged or sweep > int(self.max_iter):
+                done = 0 if last is None else last.iteration
+                raise ValueError(f"restart {restart} stops after {done} sweep{'s' if done != 1 else ''}: ask for a "
+                                 f"sweep from 1 to {done}.")
+            start = last.labels
+        return list(sweep_in_steps(problem.data, problem.settings["N0"], order, start, steps))
+
     def k_evidence(self, more: int = 2):
         """How sure the fitted K is: the fitted partition beside the best partitions found with
         every smaller K (greedy merges of its clusters) and ``more`` larger K (greedy splits),

@@ -449,3 +449,19 @@ def test_a_click_on_the_chart_picks_a_kmeans_starting_centre(browser, app_url):
     _no_exception(pg)
     pg.screenshot(path=str(SHOTS / "kmeans_centre_picked.png"), full_page=True)
     context.close()
+
+
+def test_one_sweep_in_steps_plays_in_the_browser(browser, app_url):
+    """Issue 27: the sweep watched a few rows at a time has its own player: First, then Step."""
+    context, pg = _open_explore(browser, app_url, 1280, 720)
+    pg.get_by_text("Inside one sweep: MAP-DP's rows, a few at a time").click()
+    pg.locator(".st-key-sweep_steps_first").click()
+    pg.get_by_text("Step 1 of 40: rows 1 to 100 of 4,000", exact=False).wait_for()
+    pg.locator(".st-key-sweep_steps_next").click()
+    pg.get_by_text("Step 2 of 40: rows 101 to 200 of 4,000", exact=False).wait_for()
+    _idle(pg)
+    _no_exception(pg)
+    pg.locator(".st-key-sweep_steps_chart").scroll_into_view_if_needed()
+    pg.locator(".st-key-sweep_steps_chart").screenshot(path=str(SHOTS / "sweep_steps_1280x720.png"))
+    assert pg.evaluate(CHART_LABEL_PROBLEMS) == []
+    context.close()
