@@ -32,11 +32,14 @@ from mapdp_core.data.synthetic import hmm_sequence
 
 __all__ = ["SEQUENCE_ALGORITHMS", "SequenceRun", "Trajectories", "order_rows", "sequence_matrix", "sequence_runs",
            "sequence_summary", "SequenceData", "prepare_sequence", "trajectory_fit", "hmm_demo", "longitudinal_demo",
-           "GroupFit", "group_fit", "grouped_demo", "PENALTY_SCALES"]
+           "GroupFit", "group_fit", "grouped_demo", "PENALTY_SCALES", "structure_verdict", "SEQUENCE_BLIND",
+           "GROUP_BLIND"]
 
 SEQUENCE_ALGORITHMS = ("MAP-iHMM", "Hard HDP-HMM", "Hard HDP-HMM (direct)", "MAP-DP (time-blind)")
 #: What the page runs until the user chooses: MAP-iHMM beside its hard limit and the time-blind MAP-DP.
 SEQUENCE_DEFAULTS = ("MAP-iHMM", "Hard HDP-HMM", "MAP-DP (time-blind)")
+#: The sequence algorithms that ignore the order of the rows (:func:`structure_verdict`).
+SEQUENCE_BLIND = ("MAP-DP (time-blind)",)
 #: Most sweeps kept per algorithm for the sweep selector (first and last always kept).
 MAX_SWEEPS_SHOWN = 20
 
@@ -107,8 +110,10 @@ def _thin(states: list, cap: int = MAX_SWEEPS_SHOWN) -> list:
     return [states[i] for i in keep]
 
 
-#: The multiples of the hard models' data-driven penalties (:func:`~mapdp_core.models.hard_common.default_lambdas`)
-#: offered by the page: below 1, more states or clusters; above 1, fewer.
+#: The multiples of the hard models' data-driven penalties offered by the page (for the hard HDP
+#: and the hard HDP-HMM, :func:`~mapdp_core.models.hard_common.default_lambdas`: from the noise
+#: variance of a quick MAP-DP fit; for the direct one, ``default_direct_params``): below 1, more
+#: states or clusters; above 1, fewer.
 PENALTY_SCALES = (0.25, 0.5, 1.0, 2.0, 4.0)
 
 
@@ -196,6 +201,62 @@ def sequence_summary(runs: list[SequenceRun]) -> pd.DataFrame:
             row["error"] = r.error
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _phrase(name: str) -> str:
+    """An algorithm's name as it reads in a sentence: "Hard HDP-HMM (direct)" -> "the direct
+    hard HDP-HMM", "MAP-DP (time-blind)" -> "the time-blind MAP-DP", "MAP-iHMM" as it is."""
+    base, _, tag = name.partition(" (")
+    tag = tag.rstrip(")")
+    if base.startswith("Hard "):
+        base = "hard " + base[len("Hard "):]
+    if tag:
+        return f"the {tag} {base}"
+    return f"the {base}" if base.startswith("hard ") else base
+
+
+def _listed(names: list) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def structure_verdict(summary: pd.DataFrame, blind, what: str) -> str | None:
+    """One sentence saying whether the models that use the structure beat the best of the
+    structure-blind ones ``blind`` (names of rows of ``summary``), by the summary's NMI
+    compared at the two decimals shown; ``what`` names the structure ("the order of the
+    rows", "the groups"). None when the summary has no NMI (the truth is unknown) or lacks
+    a structure-blind or a structured row with one.
+
+    The page shows it under its table so that it says plainly when a structure-blind model
+    wins (issue 27)."""
+    if "NMI" not in summary.columns:
+        return None
+    scored = summary[summary["NMI"].notna()]
+    nmi = {str(a): round(float(v), 2) for a, v in zip(scored["algorithm"], scored["NMI"])}
+    blind_scored = [a for a in blind if a in nmi]
+    structured = [a for a in nmi if a not in set(blind)]
+    if not blind_scored or not structured:
+        return None
+    ref = max(blind_scored, key=lambda a: nmi[a])  # the best structure-blind model (first on a tie)
+    b = f"{_phrase(ref)} (NMI {nmi[ref]:.2f})"
+
+    def named(names):
+        return _listed([f"{_phrase(a)} (NMI {nmi[a]:.2f})" for a in names])
+
+    better = [a for a in structured if nmi[a] > nmi[ref]]
+    worse = [a for a in structured if nmi[a] < nmi[ref]]
+    same = [a for a in structured if nmi[a] == nmi[ref]]
+    verb = "does" if len(better) == 1 else "do"
+    if better and worse:
+        return (f"Here {named(better)} {verb} better than {b}, which does better than {named(worse)}: "
+                f"using {what} helps the first, not the second.")
+    if better:
+        return f"Here {named(better)} {verb} better than {b}: using {what} helps."
+    if worse:
+        them = "it" if len(worse) == 1 else "them"
+        return (f"Here {b} does better than {named(worse)}: on these data, using {what} does not help {them}"
+                + (f" ({named(same)} does as well)." if same else "."))
+    verb = "does" if len(same) == 1 else "do"
+    return f"Here {named(same)} {verb} as well as {b}: using {what} neither helps nor hurts."
 
 
 @dataclass
@@ -344,6 +405,8 @@ def prepare_sequence(table: pd.DataFrame, features: pd.DataFrame, time_column, s
 
 #: The algorithms of the grouped view: the hard HDP and, for contrast, two that ignore the groups.
 GROUP_ALGORITHMS = ("Hard HDP", "DP-means (group-blind)", "MAP-DP (group-blind)")
+#: The grouped view's algorithms that ignore the groups (:func:`structure_verdict`).
+GROUP_BLIND = ("DP-means (group-blind)", "MAP-DP (group-blind)")
 
 
 @dataclass
@@ -364,13 +427,17 @@ def group_fit(table: pd.DataFrame, features: pd.DataFrame, group_column, *, trut
               N0: float = 3.0, exclude=()) -> GroupFit:
     """Cluster the rows of a grouped table three ways: the hard HDP (clusters shared across the
     groups, each group paying ``lambda_local`` for every cluster it uses beyond its first;
-    Huggins et al. eq 19 with erratum H5), DP-means with the HDP's one-group threshold
-    (``lambda_global + lambda_local``, the HDP with one group), ignoring the groups, and MAP-DP
-    (its automatic choices), ignoring them too.
+    Huggins et al. eq 19 with erratum H5), DP-means ignoring the groups, and MAP-DP (its
+    automatic choices), ignoring them too.
 
     ``features``: rows aligned with ``table``; its numeric columns other than the group (and
     ``exclude``) are z-scored, a gap set to 0. ``penalty`` multiplies the hard HDP's
-    data-driven λs (:func:`~mapdp_core.models.hard_common.default_lambdas`). Rows without a group are left out."""
+    data-driven λs (:func:`~mapdp_core.models.hard_common.default_lambdas`: ``(3u, u)``, u the
+    reach of a cluster from the noise variance of a MAP-DP fit) and DP-means' threshold, the
+    reach ``u`` itself (``lambda_local``): a row farther than √u from every centre is beyond
+    any cluster's noise and opens its own. (The HDP's one-group threshold ``4u``, which an
+    earlier version gave DP-means, left it at one cluster on the grouped demo: without the
+    groups, nothing else opens a cluster.) Rows without a group are left out."""
     import time
 
     if group_column not in table.columns:
@@ -389,7 +456,7 @@ def group_fit(table: pd.DataFrame, features: pd.DataFrame, group_column, *, trut
     lam = _scaled_lambdas(X, "hdp", penalty)
     makers = {
         "Hard HDP": lambda: HardHDP(**lam).fit(X, groups=groups).labels_,
-        "DP-means (group-blind)": lambda: DPMeans(lam=lam["lambda_global"] + lam["lambda_local"]).fit(X).labels_,
+        "DP-means (group-blind)": lambda: DPMeans(lam=lam["lambda_local"]).fit(X).labels_,
         "MAP-DP (group-blind)": lambda: MAPDP(N0=N0, likelihood="normal_wishart", prior=None,
                                              random_state=0).fit(X).labels_,
     }

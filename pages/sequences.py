@@ -14,8 +14,10 @@ common.image_format_choice()
 DEMOS = {"hmm": "a sticky 3-state sequence (600 steps)", "long": "60 subjects × 5 visits, 3 kinds of trajectory",
          "groups": "24 groups sharing 3 clusters"}
 PENALTY_HELP = ("The hard models have no N0: a penalty λ per new state or cluster (and per extra successor or "
-                "extra cluster in a group) sets how many they find. 1 is the data-driven default (the data's "
-                "spread, hdp.default_lambdas); below 1 more states, above 1 fewer.")
+                "extra cluster in a group) sets how many they find. 1 is the data-driven default: for the hard HDP "
+                "and HDP-HMM, set from the noise variance that a quick MAP-DP fit finds, in the units of the "
+                "small-variance limit (hard_common.default_lambdas); for the direct HDP-HMM, from the data's "
+                "spread (default_direct_params). Below 1 more states, above 1 fewer.")
 
 
 def show_sequence(table, features, time_column, subject_column, truth, tag: str, allowed=sequences.SEQUENCE_ALGORITHMS):
@@ -81,7 +83,11 @@ def show_sequence(table, features, time_column, subject_column, truth, tag: str,
                    "stopped); the slider picks one.")
     else:
         draw(0)
-    st.dataframe(sequences.sequence_summary(runs), hide_index=True, width="stretch", key="sequence_summary")
+    summary = sequences.sequence_summary(runs)
+    st.dataframe(summary, hide_index=True, width="stretch", key="sequence_summary")
+    verdict = sequences.structure_verdict(summary, sequences.SEQUENCE_BLIND, "the order of the rows")
+    if verdict:  # only where the truth is known (an NMI) and a time-blind model ran beside a structured one
+        st.markdown(verdict)
 
 
 def show_subjects(table, subject_column, time_column, truth_column, tag: str):
@@ -131,8 +137,8 @@ def show_groups(table, features, group_column, truth, tag: str, exclude=()):
     st.subheader("Clusters shared across groups")
     st.caption("The hard HDP (the small-variance limit of the hierarchical DP, Huggins et al. eq 19) finds clusters "
                "shared by all the groups and charges each group for every cluster it uses beyond its first, so a "
-               "group keeps to few clusters. DP-means (with the HDP's one-group threshold) and MAP-DP ignore the "
-               "groups.")
+               "group keeps to few clusters. DP-means (a row farther than a cluster's noise reaches from every "
+               "centre opens a cluster) and MAP-DP ignore the groups.")
     common.init_widget("w_grp_penalty", 1.0)
     penalty = st.select_slider("Hard HDP penalty (× the default λs)", list(sequences.PENALTY_SCALES),
                                key="w_grp_penalty", help=PENALTY_HELP)
@@ -151,6 +157,9 @@ def show_groups(table, features, group_column, truth, tag: str, exclude=()):
     if fit.note:
         st.caption(common.escape_markdown(fit.note, 2000))
     st.dataframe(fit.summary, hide_index=True, width="stretch", key="group_summary")
+    verdict = sequences.structure_verdict(fit.summary, sequences.GROUP_BLIND, "the groups")
+    if verdict:
+        st.markdown(verdict)
     shown = st.radio("Each group's clusters, by", list(fit.mix), horizontal=True, key=f"w_grp_shown_{tag}")
     n_groups = len(fit.mix[shown])
     if n_groups > 80:

@@ -104,11 +104,16 @@ class HardHDP(_ExtraArgMixin, _HardModel):
     Parameters
     ----------
     lambda_global : float >= 0 or None
-        HSJ λ1 / Kulis-Jordan λ_g: penalty per global cluster (divergence units). None: the
-        data's Bregman information B (:func:`~.hard_common.default_lambdas`).
+        HSJ λ1 / Kulis-Jordan λ_g: penalty per global cluster (divergence units). None
+        (:func:`~.hard_common.default_lambdas`): for the squared Euclidean distance ``3u``,
+        ``u = σ̂² q`` with σ̂² the noise variance per column of a structure-blind MAP-DP fit and
+        q the ``1 − 1/N`` quantile of χ²_D (HSJ's scaling γ = exp(−λ1/(2σ²))), so that a new
+        cluster costs a row ``λ1 + λ2 = 4u``, the squared diameter of a Gaussian cluster; for
+        the other divergences the data's Bregman information B.
     lambda_local : float >= 0 or None
         HSJ λ2 / Kulis-Jordan λ_l: penalty per local cluster beyond the first in each group.
-        None: B/2.
+        None: ``u`` (squared Euclidean; a row's noise never pays for an extra cluster of its
+        group), B/2 for the other divergences.
     lambda_mean : float >= 0, default 0
         HSJ λ3: ridge penalty on the centres (a Gaussian prior with σ0² = σ²/λ3), squared
         Euclidean only; the centres are ``S_k/(n_k + λ3)``.
@@ -158,7 +163,7 @@ class HardHDP(_ExtraArgMixin, _HardModel):
         settings["local_moves"] = check_bool(self.local_moves, "local_moves")
         Y, w = _prepare(X, kind, "Hard HDP", self)
         ids, gidx = _group_index(self._extra(), Y.shape[0])
-        lam1, lam2 = _resolve_lambdas(self, Y, w, kind, DEFAULT_LOCAL_FACTOR)
+        lam1, lam2 = _resolve_lambdas(self, Y, w, kind, "hdp", DEFAULT_LOCAL_FACTOR)
         settings.update(kind=kind, lam1=lam1, lam2=lam2, lam3=lam3, groups=ids, gidx=gidx)
         return Problem((Y, w), Y.shape[0], settings)
 

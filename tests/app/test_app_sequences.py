@@ -38,6 +38,8 @@ def test_without_roles_the_page_explains_and_runs_both_demos(at):
     shown = _table(at, {"algorithm", "K", "NMI"}).set_index("algorithm")
     assert list(shown.index) == list(sequences.SEQUENCE_DEFAULTS) and (shown["K"] >= 1).all()
     assert shown.loc["MAP-iHMM", "NMI"] > 0.8
+    # issue 27: a sentence under the table says which side wins, computed from the table
+    assert any(m.value.startswith("Here ") and "the time-blind MAP-DP" in m.value for m in at.markdown)
     at.button(key="seq_demo_long").click().run()
     _ok(at)
     assert _chart(at, "trajectory_plot")["data"]
@@ -55,6 +57,7 @@ def test_the_grouped_demo_shows_each_groups_mix_and_the_penalty_changes_the_hard
     bars = _chart(at, "group_mix")["data"]
     assert bars and all(t["type"] == "bar" for t in bars)
     assert len(bars[0]["x"]) == 24  # one bar per group
+    assert any(m.value.startswith("Here ") and "group-blind" in m.value for m in at.markdown)
     before = summary.loc["Hard HDP", "K"]
     at.select_slider(key="w_grp_penalty").set_value(0.25).run()
     _ok(at)

@@ -156,3 +156,44 @@ def test_the_page_runs_map_ihmm_as_fit_does():
     fitted = MAPIHMM(N0=3.0, M0=2.0, likelihood="normal_wishart", prior=None, max_iter=50).fit(X)
     assert np.array_equal(run.final, sequences.match_labels(run.final, fitted.labels_))
     assert run.n_clusters[-1] == fitted.n_clusters_
+
+
+def test_the_structure_verdict_says_which_side_wins():
+    """Issue 27: one sentence under the table, computed from it (NMI at the two decimals shown)."""
+    def table(**nmi):
+        return pd.DataFrame({"algorithm": list(nmi), "K": [3] * len(nmi), "NMI": list(nmi.values())})
+
+    blind = sequences.SEQUENCE_BLIND
+    loses = table(**{"MAP-iHMM": 0.99, "Hard HDP-HMM": 0.659, "MAP-DP (time-blind)": 0.76})
+    assert sequences.structure_verdict(loses, blind, "the order of the rows") == (
+        "Here MAP-iHMM (NMI 0.99) does better than the time-blind MAP-DP (NMI 0.76), which does better than "
+        "the hard HDP-HMM (NMI 0.66): using the order of the rows helps the first, not the second.")
+    only_hard = table(**{"Hard HDP-HMM": 0.659, "MAP-DP (time-blind)": 0.76})
+    assert sequences.structure_verdict(only_hard, blind, "the order of the rows") == (
+        "Here the time-blind MAP-DP (NMI 0.76) does better than the hard HDP-HMM (NMI 0.66): on these data, "
+        "using the order of the rows does not help it.")
+    wins = table(**{"Hard HDP-HMM": 0.879, "Hard HDP-HMM (direct)": 0.99, "MAP-DP (time-blind)": 0.76})
+    assert sequences.structure_verdict(wins, blind, "the order of the rows") == (
+        "Here the hard HDP-HMM (NMI 0.88) and the direct hard HDP-HMM (NMI 0.99) do better than the time-blind "
+        "MAP-DP (NMI 0.76): using the order of the rows helps.")
+    # the best of several group-blind models is the yardstick; equal at two decimals is a tie
+    groups = table(**{"Hard HDP": 0.991, "DP-means (group-blind)": 0.82, "MAP-DP (group-blind)": 0.9912})
+    assert sequences.structure_verdict(groups, sequences.GROUP_BLIND, "the groups") == (
+        "Here the hard HDP (NMI 0.99) does as well as the group-blind MAP-DP (NMI 0.99): using the groups "
+        "neither helps nor hurts.")
+    # nothing to say without the truth, without a blind model or without a structured one
+    assert sequences.structure_verdict(loses.drop(columns="NMI"), blind, "the order of the rows") is None
+    assert sequences.structure_verdict(table(**{"MAP-iHMM": 0.9}), blind, "the order of the rows") is None
+    assert sequences.structure_verdict(table(**{"MAP-DP (time-blind)": 0.9}), blind, "the order of the rows") is None
+
+
+def test_the_page_says_the_hard_models_beat_the_blind_ones_on_the_demos():
+    table = sequences.hmm_demo()
+    seq = sequences.prepare_sequence(table, table[["x1", "x2"]], "time", truth=table["state"].to_numpy())
+    summary = sequences.sequence_summary(sequences.sequence_runs(seq.X, seq.lengths, seq.truth))
+    verdict = sequences.structure_verdict(summary, sequences.SEQUENCE_BLIND, "the order of the rows")
+    assert verdict.startswith("Here MAP-iHMM") and "the hard HDP-HMM" in verdict.split("do better than")[0]
+    groups = sequences.grouped_demo()
+    fit = sequences.group_fit(groups, groups[["x1", "x2"]], "group", truth=groups["cluster"].to_numpy())
+    verdict = sequences.structure_verdict(fit.summary, sequences.GROUP_BLIND, "the groups")
+    assert verdict.startswith("Here the hard HDP") and "does better than the group-blind MAP-DP" in verdict

@@ -341,15 +341,28 @@ def test_hmm_recovers_sticky_states(init):
 
 
 def test_default_lambdas_are_documented_scale():
+    """Issue 27: the squared Euclidean defaults come from the noise variance of a MAP-DP fit
+    (hard_common.default_lambdas); the other divergences keep the multiples of B."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(200, 3)) * 2
+    sigma2, K = hard_common.noise_variance(X)
+    assert K == 1 and sigma2 == pytest.approx(np.var(X, axis=0).mean())  # one blob: its variance (at most B/D)
+    u = sigma2 * stats.chi2.ppf(1 - 1 / 200, 3)
+    assert hard_common.cluster_reach(sigma2, 200, 3) == pytest.approx(u)
     lg, ll = default_lambdas(X)
-    assert lg == pytest.approx(np.var(X, axis=0).sum()) and ll == pytest.approx(lg / 2)
+    assert (lg, ll) == pytest.approx((3 * u, u))
     model = HardHDP().fit(X)
-    assert model.lambda_global_ == pytest.approx(lg) and model.lambda_local_ == pytest.approx(ll)
+    assert (model.lambda_global_, model.lambda_local_) == pytest.approx((lg, ll))
+    assert model.n_clusters_ == 1  # the former rule (B, B/2) split this blob
     hmm = HardHDPHMM().fit(X)
     assert (hmm.lambda_global_, hmm.lambda_local_) == pytest.approx(default_lambdas(X, model="hmm"))
-    assert hmm.lambda_local_ == pytest.approx(2 * lg)
+    assert (hmm.lambda_global_, hmm.lambda_local_) == pytest.approx((u, 2 / np.pi * sigma2 * 200))
+    # one default given, the other resolved
+    assert HardHDP(lambda_global=5.0).fit(X).lambda_local_ == pytest.approx(ll)
+    counts = rng.poisson(5.0, size=(50, 3)).astype(float)
+    B = hard_common.bregman_information(counts, np.ones(50), "poisson")
+    assert default_lambdas(counts, "poisson") == pytest.approx((B, B / 2))
+    assert default_lambdas(counts, "poisson", model="hmm") == pytest.approx((B, 2 * B))
 
 
 # ------------------------------------------------------------------ bad inputs
