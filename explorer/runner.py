@@ -37,7 +37,7 @@ from explorer.sources import AppData, numeric_matrix
 
 __all__ = ["Run", "run", "estimator", "run_mapdp", "run_kmeans", "run_dpmeans", "auto_settings", "mapdp_settings",
            "search_likelihood", "likelihood_for", "STARTS",
-           "fitted_model", "lambda_for_k", "count_steps"]
+           "fitted_model", "lambda_for_k", "count_steps", "sweep_steps"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -327,6 +327,12 @@ def run_dpmeans(data: AppData, lam: float, restarts: int = 1, seed: int = 0, *, 
     """:func:`run` of DP-means with penalty ``lam`` on :func:`numeric_matrix`."""
     return run(data, "DP-means", {"lam": float(lam), "max_iter": max_iter}, restarts=restarts, seed=seed, X=Z,
                **options)
+
+
+def sweep_steps(data: AppData, run: Run, sweep: int, steps: int) -> list:
+    """Sweep ``sweep`` of a recorded MAP-DP :class:`Run` (its best restart, as animated) stopped
+    every ceil(N / ``steps``) rows (:meth:`mapdp_core.MAPDP.sweep_steps`)."""
+    return clone(run.estimator).sweep_steps(data.X, restart=run.best_index, sweep=int(sweep), steps=int(steps))
 
 
 def fitted_model(data: AppData, run: Run):

@@ -2,7 +2,6 @@
 import time
 
 import streamlit as st
-from sklearn.base import clone
 
 from mapdp_core import n0_for_expected_clusters
 from explorer import animation, figures, report, runner, sharing, sources
@@ -96,13 +95,11 @@ def _sweep_in_steps(mapdp_run, coords, sample, axis_names, reference) -> None:
         if int(st.session_state["w_sweep_steps_sweep"]) > n_sweeps:  # a new run with fewer sweeps
             st.session_state["w_sweep_steps_sweep"] = n_sweeps
         sweep = st.number_input(f"Sweep (1 to {n_sweeps})", 1, n_sweeps, key="w_sweep_steps_sweep")
-        restart = mapdp_run.best_index
-        key = {**mapdp_run.params, "sweep": int(sweep), "restart": restart, "rows": d.key, "shown": len(sample),
-               "colours": hash(reference.tobytes())}
+        key = {**mapdp_run.params, "sweep": int(sweep), "restart": mapdp_run.best_index, "rows": d.key,
+               "shown": len(sample), "colours": hash(reference.tobytes())}
         try:
             frames = common.cached("sweep_steps", key, lambda: animation.sweep_step_frames(
-                clone(mapdp_run.estimator).sweep_steps(d.X, restart=restart, sweep=int(sweep),
-                                                       steps=animation.SWEEP_STEPS), sample, reference))
+                runner.sweep_steps(d, mapdp_run, int(sweep), animation.SWEEP_STEPS), sample, reference))
         except ValueError as exc:
             common.plain_error(exc, "That sweep cannot be shown")
             return

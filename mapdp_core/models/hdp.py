@@ -27,7 +27,6 @@ The hard HDP-HMMs, formerly here, are in :mod:`.hdp_hmm` (HSJ eq 29) and :mod:`.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 
 import numpy as np
