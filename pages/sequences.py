@@ -98,9 +98,15 @@ def show_subjects(table, subject_column, time_column, truth_column, tag: str):
                "of clusters is found from the data.")
     others = [c for c in table.columns if c != subject_column]
     c1, c2, c3 = st.columns(3)
-    default_time = time_column if time_column in others else others[0]
-    common.init_widget(f"w_seq_cov_{tag}", default_time)
-    covariate = c1.selectbox("Time or covariate", others, key=f"w_seq_cov_{tag}")
+    # without a time column marked, no column is taken for one: an identifier (a student's number)
+    # drew zig-zag lines and one cluster (issue 27)
+    common.init_widget(f"w_seq_cov_{tag}", time_column if time_column in others else None)
+    covariate = c1.selectbox("Time or covariate", others, key=f"w_seq_cov_{tag}", index=None,
+                             placeholder="choose the column the lines run along")
+    if covariate is None:
+        st.info("Trajectories need a time or covariate column, measured repeatedly for each subject (a visit's "
+                "month, an age, a dose): choose it above, or mark it as the time column on the Data page.")
+        return
     responses = [c for c in others if c not in (covariate, truth_column)]
     if not responses:
         st.info("Choose a table with a response column besides the subject and the time.")
@@ -204,6 +210,8 @@ else:
                       allowed=[a for a in sequences.SEQUENCE_ALGORITHMS if a in allowed or "time-blind" in a])
     if "group" in present:
         views = {"Trajectories (mixed-effects MAP-DP)": "long", "Clusters shared across groups (hard HDP)": "groups"}
+        if "time" not in present:  # groups without a time (students in schools): the shared clusters first
+            views = dict(reversed(list(views.items())))
         view = st.radio("Grouped view", list(views), horizontal=True, key="w_grp_view")
         if views[view] == "long":
             show_subjects(d.table, roles["subject"], roles["time"], None, tag="data")

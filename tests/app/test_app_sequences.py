@@ -142,3 +142,20 @@ def test_a_shipped_structured_set_loads_with_its_roles_marked(at, shown, view):
     at.switch_page("pages/data.py").run()  # the Data page's boxes show the roles the set came with
     roles = {"beaver2": ("minutes", "(none)"), "exam": ("(none)", "school"), "chickweight": ("Time", "Chick")}[name]
     assert (at.selectbox(key="w_seq_time").value, at.selectbox(key="w_seq_subject").value) == roles
+
+
+def test_groups_without_a_time_open_on_the_shared_clusters_and_take_no_column_for_time(at):
+    """Issue 27: the shipped exam set (students in schools, no time) opened its trajectory view with
+    the student number as the time axis (zig-zag lines, K = 1)."""
+    at.switch_page("pages/data.py").run()
+    at.selectbox(key="w_builtin").set_value("exam (groups)").run()
+    at.button(key="use_builtin").click().run()
+    at.switch_page("pages/sequences.py").run()
+    _ok(at)
+    assert at.radio(key="w_grp_view").value == "Clusters shared across groups (hard HDP)"
+    assert _chart(at, "group_mix")["data"]
+    at.radio(key="w_grp_view").set_value("Trajectories (mixed-effects MAP-DP)").run()
+    _ok(at)
+    assert at.selectbox(key="w_seq_cov_data").value is None
+    assert any("Trajectories need a time or covariate column" in i.value for i in at.info)
+    assert not [c for c in at.get("plotly_chart") if "trajectory_plot" in (c.proto.id or "")]
