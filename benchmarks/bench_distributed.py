@@ -113,6 +113,8 @@ def main() -> None:
     ap.add_argument("--scenario", default="5.4")
     ap.add_argument("--memory-rows", type=float, default=10e6, help="also fit in one process up to this many rows")
     ap.add_argument("--quick", action="store_true", help="1 and 4 million rows")
+    ap.add_argument("--kmeans-rows", type=float, default=float("inf"),
+                    help="run dask-ml's KMeans (when installed) only up to this many rows")
     args = ap.parse_args()
     rows = [1e6, 4e6] if args.quick else args.rows
     from distributed import Client, LocalCluster
@@ -154,7 +156,7 @@ def main() -> None:
                 per_round = (P * stats_bytes + min(parts, P) * (stats_bytes + 64)) / 1e3
                 model = len(info) * N * (m.n_components_ + 1) * c / P
                 km_s = np.nan
-                if DaskKMeans is not None:
+                if DaskKMeans is not None and N <= args.kmeans_rows:
                     t1 = time.perf_counter()
                     DaskKMeans(n_clusters=3, random_state=0).fit(X)
                     km_s = time.perf_counter() - t1
@@ -176,7 +178,7 @@ def main() -> None:
     print("\nsample s: the sample read and fitted in this process (automatic choices, restarts); sweeps s: the start "
           "statistics (a chain over the parts) and every sweep; model s: sweeps x N (K + 1) c / P, the cost model's "
           "scoring term; kB/round: the statistics to each worker and one result back per worker; KMeans s: dask-ml, the true K "
-          "(nan: dask-ml not installed); in memory s: MAPDP().fit on the same rows in this process (nan: not run)")
+          "(nan: dask-ml not installed, or above --kmeans-rows); in memory s: MAPDP().fit on the same rows in this process (nan: not run)")
     for N in sorted({r["N"] for r in results}):
         base = [r for r in results if r["N"] == N]
         if len(base) > 1:
