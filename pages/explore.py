@@ -84,12 +84,16 @@ def _centre_picker(coords, sample, axis_names) -> None:
 def _sweep_in_steps(mapdp_run, coords, sample, axis_names, reference) -> None:
     """One sweep of MAP-DP's shown run, row by row, with its own player (issue 27: the decisions
     inside a sweep, the idea the N0 text explains)."""
-    with st.expander("Inside one sweep: MAP-DP's rows, a few at a time"):
+    with st.expander("Inside one sweep: MAP-DP's rows, a few at a time",
+                     expanded=bool(st.session_state.get("w_sweep_steps_on"))):
         st.caption("A sweep visits every row once, in a random order, and moves each to the cluster of least cost "
                    "(the step above explains one row). Here one sweep of the run shown is stopped every "
                    f"{1 / animation.SWEEP_STEPS:.1%} of the rows: faint rows are not visited yet in this sweep, "
                    "outlined ones were visited in this step. Colours are the clusters the sweep ends with. To watch "
                    "clusters form, let MAP-DP start from one cluster (under “Restarts, seed, view”).")
+        # computed only when asked for: a sweep in 40 pieces on every N0 move would slow the teaching loop
+        if not st.toggle("Show one sweep row by row", key="w_sweep_steps_on"):
+            return
         n_sweeps = len(mapdp_run.states)
         common.init_widget("w_sweep_steps_sweep", 1)
         if int(st.session_state["w_sweep_steps_sweep"]) > n_sweeps:  # a new run with fewer sweeps

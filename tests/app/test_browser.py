@@ -455,6 +455,7 @@ def test_one_sweep_in_steps_plays_in_the_browser(browser, app_url):
     """Issue 27: the sweep watched a few rows at a time has its own player: First, then Step."""
     context, pg = _open_explore(browser, app_url, 1280, 720)
     pg.get_by_text("Inside one sweep: MAP-DP's rows, a few at a time").click()
+    pg.get_by_text("Show one sweep row by row").click()
     pg.locator(".st-key-sweep_steps_first").click()
     pg.get_by_text("Step 1 of 40: rows 1 to 100 of 4,000", exact=False).wait_for()
     pg.locator(".st-key-sweep_steps_next").click()

@@ -17,10 +17,14 @@ def test_one_sweep_row_by_row_from_one_cluster():
     at = start(300)
     at.radio(key="w_start").set_value("one cluster").run()
     ok(at)
-    # the run shown starts from one cluster at once (the radio is drawn below where the settings are
-    # read: it was taken one rerun late)
-    assert "('start', 'one cluster')" in at.session_state["sweep_steps_results"][1]
+    # the chart's MAP-DP starts from one cluster on this very rerun (the radio is drawn below where
+    # the settings are read: it was taken one rerun late)
+    assert "('start', 'one cluster')" in repr(at.session_state["frame_results"])
     assert any("Inside one sweep" in e.label for e in at.expander)
+    assert not [c for c in at.get("plotly_chart") if "sweep_steps_chart" in (c.proto.id or "")]  # until asked
+    at.toggle(key="w_sweep_steps_on").set_value(True).run()
+    ok(at)
+    assert "('start', 'one cluster')" in at.session_state["sweep_steps_results"][1]
     assert _step_caption(at).startswith("Step 40 of 40: rows 3,901 to 4,000 of 4,000")
     assert _points(at) == {"not visited yet in this sweep": 0, "visited": 3900, "visited in this step": 100}
     at.button(key="sweep_steps_first").click().run()
