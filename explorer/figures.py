@@ -446,6 +446,16 @@ def scatter_figure(coords: np.ndarray, axis_names, colour=None, colour_name: str
     return fig
 
 
+def _view_layout(fig: go.Figure, axis_names, height: int) -> go.Figure:
+    """A one-panel 2-D view's layout: the axes named, grids, the legend in a row above the plot."""
+    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 10, "b": 10},
+                      xaxis_title=_plain(axis_names[0]), yaxis_title=_plain(axis_names[1]),
+                      legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0.0})
+    fig.update_xaxes(showgrid=True)
+    fig.update_yaxes(showgrid=True)
+    return fig
+
+
 def centre_picker_figure(coords: np.ndarray, rows: np.ndarray, axis_names, picked_coords: np.ndarray,
                          picked_rows, height: int = 380) -> go.Figure:
     """The displayed rows (``coords``, their row numbers ``rows`` from 0) to pick K-means' starting
@@ -460,12 +470,7 @@ def centre_picker_figure(coords: np.ndarray, rows: np.ndarray, axis_names, picke
                              text=[str(i + 1) for i in range(len(picked))], textposition="top center",
                              customdata=picked + 1, hovertemplate="centre %{text}: row %{customdata}<extra></extra>",
                              marker={"size": 15, "color": PALETTE[5], "symbol": "x", "line": {"width": 1}}))
-    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 10, "b": 10},
-                      xaxis_title=_plain(axis_names[0]), yaxis_title=_plain(axis_names[1]),
-                      legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0.0})
-    fig.update_xaxes(showgrid=True)
-    fig.update_yaxes(showgrid=True)
-    return fig
+    return _view_layout(fig, axis_names, height)
 
 
 def sweep_step_figure(coords: np.ndarray, frames, step: int, axis_names, height: int = 420) -> go.Figure:
@@ -482,12 +487,7 @@ def sweep_step_figure(coords: np.ndarray, frames, step: int, axis_names, height:
             marker["line"] = {"color": "rgba(25,25,25,0.9)", "width": line}
         fig.add_trace(go.Scattergl(x=coords[mask, 0], y=coords[mask, 1], mode="markers", name=name, marker=marker,
                                    hoverinfo="skip"))
-    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 10, "b": 10},
-                      xaxis_title=_plain(axis_names[0]), yaxis_title=_plain(axis_names[1]),
-                      legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0.0})
-    fig.update_xaxes(showgrid=True)
-    fig.update_yaxes(showgrid=True)
-    return fig
+    return _view_layout(fig, axis_names, height)
 
 
 def bic_figure(curve: pd.DataFrame, chosen: int) -> go.Figure:

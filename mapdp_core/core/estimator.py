@@ -484,10 +484,9 @@ class SweepEstimator(ClusterMixin, BaseEstimator):
         n = check_int(self.n_init, "n_init", 1)
         return restart_plan(self.random_state, n, n_rows, shuffle=shuffle or n > 1, first_in_input_order=not shuffle)
 
-    def iter_sweeps(self, X, *, restart: int = 0, order=None) -> Iterator[SweepState]:
-        """Validate now and return the generator of restart ``restart`` (0-based), one
-        immutable state per step, exactly as ``fit`` runs that restart. ``order`` (a
-        permutation of the rows) replaces the restart's visiting order."""
+    def _restart_of(self, X, restart: int):
+        """(the validated problem, the planned visiting order (None: the rows' order), the seed) of
+        restart ``restart`` (0-based) of a fit of ``X``, as ``fit`` plans it."""
         self._check_shared_params()
         problem = self._validate(X)
         plan = self._plan_for(problem)
@@ -495,6 +494,13 @@ class SweepEstimator(ClusterMixin, BaseEstimator):
         if restart >= len(plan):
             raise ValueError(f"restart must be below the number of restarts ({len(plan)}), got {restart}.")
         planned, seed = plan[restart]
+        return problem, planned, seed
+
+    def iter_sweeps(self, X, *, restart: int = 0, order=None) -> Iterator[SweepState]:
+        """Validate now and return the generator of restart ``restart`` (0-based), one
+        immutable state per step, exactly as ``fit`` runs that restart. ``order`` (a
+        permutation of the rows) replaces the restart's visiting order."""
+        problem, planned, seed = self._restart_of(X, restart)
         order = planned if order is None else check_order(order, problem.n_rows)
         return self._sweeps(problem, order, np.random.default_rng(seed))
 

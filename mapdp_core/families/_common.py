@@ -388,3 +388,11 @@ def scatter_from(n, s1, s2):
     with np.errstate(divide="ignore", invalid="ignore"):
         m2 = np.where(n > 0, s2 - s1 * s1 / np.where(n > 0, n, 1.0), 0.0)
     return np.maximum(m2, 0.0)
+
+
+def count_sum_statistics(fam, labels, K: int):
+    """``additive_statistics`` of the families whose statistics are a count and a sum per column
+    (Poisson, exponential, geometric, beta-binomial): (n, total), each (K, D), the observed
+    entries and their sum per cluster. Sums over rows, so that a union of clusters has the sum of
+    theirs and a row weighted by zeta adds zeta times its own (``mapdp_core.engine.coarsening``)."""
+    return grouped_count_sums(fam[0], labels, K)

@@ -19,8 +19,8 @@ import numpy as np
 from numba import njit
 from scipy.special import betaln
 
-from ._common import (beta_prior_two, build_columns, count_sum_clear, count_sum_move, count_sum_without,
-                      grouped_count_sums, log_beta, pct, require_positive, resolve_vector_prior)
+from ._common import (beta_prior_two, build_columns, count_sum_clear, count_sum_move, count_sum_statistics,
+                      count_sum_without, log_beta, pct, require_positive, resolve_vector_prior)
 
 BERNOULLI = "bernoulli"
 BINOMIAL = "binomial"
@@ -210,12 +210,8 @@ def impute(fam, K: int) -> np.ndarray:
     return out
 
 
-def additive_statistics(fam, labels, K: int):
-    """(n, total): per column, the observed entries and their successes, each with the cluster on axis
-    0, of the partition ``labels`` (0..K-1): sums over rows, so that a union of clusters has the
-    sum of theirs and a row weighted by zeta adds zeta times its own
-    (``mapdp_core.engine.coarsening``)."""
-    return grouped_count_sums(fam[0], labels, K)
+#: (n, total) per cluster and column (:func:`._common.count_sum_statistics`)
+additive_statistics = count_sum_statistics
 
 
 def log_marginal_from(fam, stats) -> np.ndarray:

@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 from scipy.special import gammaln
 
-from ._common import (build_columns, check_counts, count_sum_move, count_sum_without, grouped_count_sums,
+from ._common import (build_columns, check_counts, count_sum_move, count_sum_statistics, count_sum_without,
                       resolve_vector_prior)
 
 NAME = "poisson"
@@ -142,18 +142,14 @@ def impute(fam, K: int) -> np.ndarray:
     return np.where(alpha > 1, np.floor((alpha - 1) / rate), 0.0)
 
 
-def additive_statistics(fam, labels, K: int):
-    """(n, total): per column, the observed entries and their sum, each with the cluster on axis 0, of
-    the partition ``labels`` (0..K-1): sums over rows, so that a union of clusters has the sum
-    of theirs and a row weighted by zeta adds zeta times its own
-    (``mapdp_core.engine.coarsening``)."""
-    return grouped_count_sums(fam[0], labels, K)
+#: (n, total) per cluster and column (:func:`._common.count_sum_statistics`)
+additive_statistics = count_sum_statistics
 
 
 def log_marginal_from(fam, stats) -> np.ndarray:
-    """ln p(X_k | theta0) for every cluster, from :func:`additive_statistics` (``logml``'s closed
-    form, vectorised; the same data-only constants left out). With every statistic multiplied
-    by zeta it is the marginal of the power likelihood f(x | theta)^zeta (a fractional count)."""
+    """ln p(X_k | theta0) per cluster from (n, total): the Gamma-Poisson marginal
+    a0 ln b0 - lnG(a0) + lnG(a0 + total) - (a0 + total) ln(b0 + n) per column (``logml``, vectorised).
+    Statistics scaled by zeta give the power likelihood's marginal (``engine.coarsening``)."""
     _, a0, b0 = fam[:N_FIXED]
     n, total = stats
     a = a0 + total

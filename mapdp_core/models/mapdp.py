@@ -485,15 +485,9 @@ class MAPDP(SweepEstimator):
         of the subsample plan; pass ``restart_rows=None`` to watch a sweep over every row."""
         from mapdp_core.engine.sweeps import sweep_in_steps
 
-        self._check_shared_params()
-        problem = self._validate(X)
-        plan = self._plan_for(problem)
-        restart = check_int(restart, "restart", 0)
-        if restart >= len(plan):
-            raise ValueError(f"restart must be below the number of restarts ({len(plan)}), got {restart}.")
+        problem, planned, seed = self._restart_of(X, restart)
         sweep = check_int(sweep, "sweep", 1)
         steps = check_int(steps, "steps", 1)
-        planned, seed = plan[restart]
         order = np.arange(problem.n_rows, dtype=np.int64) if planned is None else planned
         start = problem.settings.get("init")
         if sweep > 1:
