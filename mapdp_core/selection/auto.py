@@ -58,6 +58,7 @@ for a correlated block's extra parameters to pay for themselves when they do on 
 """
 from __future__ import annotations
 
+import copy
 import math
 import os
 import time
@@ -510,6 +511,12 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
     """Choose the prior's spread and weight, the Gaussian structure and N0 by the exact joint
     evidence of each candidate's MAP partition (see the module docstring for the search).
 
+    When the search ends at one cluster and a correlated block was offered, it is run once more
+    with more starts for the block (:func:`_whitened_starts`), and the lower joint of the two
+    searches (the same rows, priors and N0 grid) is kept: a block whose groups differ along a
+    minor direction of the data is otherwise never split (:func:`_whitened_starts` says where
+    this was measured). Only a search that ended at K = 1 can change.
+
     Parameters
     ----------
     X : DataFrame
@@ -537,6 +544,23 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
     -------
     AutoChoice
     """
+    if random_state is None:  # both searches must draw the same rows and seeds to be compared
+        random_state = int(np.random.default_rng().integers(0, 2**31 - 1))
+    second_state = copy.deepcopy(random_state)  # a Generator is consumed by the first search
+    args = dict(search_prior=search_prior, search_N0=search_N0, N0=N0, prior=prior, allow_joint=allow_joint,
+                n_jobs=n_jobs, search_rows=search_rows)
+    choice = _choose(X, likelihood, extra_starts=False, random_state=random_state, **args)
+    one_cluster = choice.search_labels is not None and int(np.max(choice.search_labels)) == 0
+    if not (one_cluster and "joint" in set(choice.table["structure"])):
+        return choice
+    again = _choose(X, likelihood, extra_starts=True, random_state=second_state, **args)
+    return again if again.neg_log_joint < choice.neg_log_joint else choice
+
+
+def _choose(X: pd.DataFrame, likelihood: dict, *, search_prior: bool, search_N0: bool, N0: float, prior,
+            allow_joint: bool, random_state, n_jobs, search_rows: int | None, extra_starts: bool) -> AutoChoice:
+    """:func:`choose_hyperparameters`'s search, once; ``extra_starts``: the correlated block's
+    candidates also start from :func:`_whitened_starts`."""
     from mapdp_core.families import FAMILIES
     from mapdp_core.engine.sweeps import last_state
     from mapdp_core.core.spec import parse
@@ -591,6 +615,8 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
     view = standardized_view(searched)  # the K-means starts' view, computed once
     over = _oversegmented(view, seed)
     coarse = _coarse_starts(view, seed) if "joint" in grid["structure"] else []
+    if extra_starts and coarse:
+        coarse += _whitened_starts(view, seed)
 
     def fit_one(cand):
         """MAP-DP runs from one cluster (PLOS Appendix B) and from an over-segmented start,
@@ -734,6 +760,28 @@ def _check_structure(X, likelihood, best, results, rng, workers, prior_for, rows
                          "evidence": float(m.neg_log_joint), "K_best": int(m.n_clusters), "seconds": seconds})
     winner, (m, checked, _) = min(zip((best, other), fits), key=lambda pair: pair[1][0].neg_log_joint)
     return winner, (float(m.neg_log_joint), None), relabel_by_first_appearance(m.labels), rows, checked
+
+
+def _whitened_starts(Z: np.ndarray, seed: int) -> list:
+    """K-means with 2, 3 and 4 clusters on the whitened view: ``Z`` centred and rotated onto its
+    principal directions, each scaled to unit variance (directions below 1e-6 of the largest
+    singular value dropped). When one direction dominates the correlations (size, in body
+    measurements), groups that differ along a minor one (shape) are invisible to K-means on the
+    z-scored columns, which splits along the dominant one, and a correlated block then never
+    leaves one cluster; whitened, the minor direction weighs as much. On the tuning table
+    leptograpsus_crabs (5 measurements, 4 species-by-sex groups) the search ended at K = 1; with
+    these starts it ends at K = 2 (NMI 0.00 -> 0.48, the fit's joint 31 nats lower). Offered to
+    every search they also changed wine's choice (NMI 0.89 -> 0.77), which is why
+    :func:`choose_hyperparameters` uses them only after a search that ended at one cluster."""
+    if len(Z) < 5 or Z.shape[1] < 2:
+        return []
+    U, S, _ = np.linalg.svd(Z - Z.mean(axis=0), full_matrices=False)
+    if not S[0] > 0:
+        return []
+    W = np.ascontiguousarray(U[:, S > S[0] * 1e-6] * math.sqrt(len(Z)))
+    if W.shape[1] < 2:
+        return []
+    return [kmeans_labels(W, k, seed) for k in (2, 3, 4) if k < len(Z)]
 
 
 def _oversegmented(Z: np.ndarray, seed: int) -> np.ndarray:
