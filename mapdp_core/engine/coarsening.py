@@ -44,11 +44,8 @@ from mapdp_core.core.spec import ParsedData
 from mapdp_core.engine.model_data import ModelData
 from mapdp_core.families import KERNEL_SLOTS
 
-__all__ = ["COARSEN_ALPHA", "coarsened_log_marginals", "coarsened_merge", "coarsening_power",
+__all__ = ["coarsened_log_marginals", "coarsened_merge", "coarsening_power",
            "component_statistics"]
-
-#: ``MAPDP(coarsen="auto")``'s alpha: the data weigh as about this many observations.
-COARSEN_ALPHA = 100.0
 
 
 def coarsening_power(n_rows: int, alpha: float) -> float:
@@ -90,7 +87,7 @@ def _crp_pair_change(n_a, n_b, zeta: float, n0: float):
 
 
 def coarsened_merge(parsed: ParsedData, labels: np.ndarray, n0: float, zeta: float,
-                    min_clusters: int = 1, to_min: bool = False) -> tuple[np.ndarray, pd.DataFrame]:
+                    min_clusters: int = 1) -> tuple[np.ndarray, pd.DataFrame]:
     """Group the components of ``labels`` (0..K-1) into clusters by greedy merges that lower the
     coarsened joint at power ``zeta`` (module docstring), never below ``min_clusters``.
 
@@ -125,7 +122,7 @@ def coarsened_merge(parsed: ParsedData, labels: np.ndarray, n0: float, zeta: flo
     rows = []
     while len(groups) > max(1, int(min_clusters)):
         i, j = np.unravel_index(int(np.argmin(change)), change.shape)
-        if not change[i, j] < 0.0 and not to_min:
+        if not change[i, j] < 0.0:
             break
         rows.append({"step": len(rows) + 1, "merged": "+".join(map(str, groups[i])) + " with "
                      + "+".join(map(str, groups[j])), "nats": float(-change[i, j]), "clusters": len(groups) - 1})

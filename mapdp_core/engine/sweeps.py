@@ -90,21 +90,10 @@ def _sweep_rows(model: ModelData, order, labels, K: int, first_sweep: bool, log_
     return K, score, changed
 
 
-def run_sweeps(parsed: ParsedData, N0: float, order: np.ndarray, tol: float, max_iter: int,
-         rng: np.random.Generator | None = None, init: np.ndarray | None = None,
-         threads: int = 1, final_only: bool = False) -> Iterator[SweepState]:
-    """The sweep loop shared by MAP-DP and, when ``rng`` is given, collapsed Gibbs sampling
-    (which runs all ``max_iter`` sweeps: a sampler does not converge to a point).
-
-    ``init`` (labels 0..K-1 without an empty cluster) replaces the start with every row in one
-    cluster; the first-sweep count of Appendix B then does not apply (it exists only so that
-    a new cluster can open away from the all-in-one start). ``threads`` > 1 shares each
-    MAP-DP sweep of :data:`PARALLEL_SWEEP_ROWS` rows or more among that many threads, with the
-    same labels and E bit for bit (:func:`_sweep_rows`). ``final_only``: only the states that can be
-    the run's last (converged, at ``max_iter``, or one that the next sweep would repeat) are
-    given, for a caller that keeps only the last state (:func:`last_state`); the others are
-    never built (no labels, joint or summaries computed for them)."""
-    t0 = time.perf_counter()
+def _load_in_visiting_order(parsed: ParsedData, order: np.ndarray, init: np.ndarray | None):
+    """(model, labels, K, inverse): the rows stored in visiting ``order`` and loaded with the
+    partition ``init`` (input order; None: one cluster); ``inverse`` maps an input row to its
+    stored position (None when ``order`` is the identity and nothing was copied)."""
     N = parsed.X.shape[0]
     identity = np.arange(N, dtype=np.int64)
     inverse = None
@@ -123,8 +112,28 @@ def run_sweeps(parsed: ParsedData, N0: float, order: np.ndarray, tol: float, max
         model.input_rows = inverse  # and a gappy Normal-Wishart block's chain rule in that order too
     labels = np.zeros(N, dtype=np.int64) if init is None else np.take(np.asarray(init, dtype=np.int64), order)
     K = model.start(labels, identity)
+    return model, labels, K, inverse
+
+
+def run_sweeps(parsed: ParsedData, N0: float, order: np.ndarray, tol: float, max_iter: int,
+         rng: np.random.Generator | None = None, init: np.ndarray | None = None,
+         threads: int = 1, final_only: bool = False) -> Iterator[SweepState]:
+    """The sweep loop shared by MAP-DP and, when ``rng`` is given, collapsed Gibbs sampling
+    (which runs all ``max_iter`` sweeps: a sampler does not converge to a point).
+
+    ``init`` (labels 0..K-1 without an empty cluster) replaces the start with every row in one
+    cluster; the first-sweep count of Appendix B then does not apply (it exists only so that
+    a new cluster can open away from the all-in-one start). ``threads`` > 1 shares each
+    MAP-DP sweep of :data:`PARALLEL_SWEEP_ROWS` rows or more among that many threads, with the
+    same labels and E bit for bit (:func:`_sweep_rows`). ``final_only``: only the states that can be
+    the run's last (converged, at ``max_iter``, or one that the next sweep would repeat) are
+    given, for a caller that keeps only the last state (:func:`last_state`); the others are
+    never built (no labels, joint or summaries computed for them)."""
+    t0 = time.perf_counter()
+    model, labels, K, inverse = _load_in_visiting_order(parsed, order, init)
+    identity = np.arange(model.N, dtype=np.int64)
     log_n0 = math.log(N0)
-    parallel = rng is None and threads > 1 and N >= PARALLEL_SWEEP_ROWS
+    parallel = rng is None and threads > 1 and model.N >= PARALLEL_SWEEP_ROWS
     pool = ThreadPoolExecutor(threads - 1) if parallel else None
     try:
         yield from _sweeps_of(model, labels, K, identity, None if inverse is None else order, inverse, N0, log_n0,
@@ -235,14 +244,10 @@ def sweep_in_steps(parsed: ParsedData, N0: float, order: np.ndarray, start: np.n
     row-by-row decisions (:mod:`mapdp_core.engine.decisions` explains one of them)."""
     N = parsed.X.shape[0]
     order = np.asarray(order, dtype=np.int64)
-    stored = ParsedData(np.ascontiguousarray(np.take(parsed.X, order, axis=0)), parsed.names, parsed.blocks,
-                        parsed.categories)
-    inverse = np.empty(N, dtype=np.int64)
-    inverse[order] = np.arange(N, dtype=np.int64)
+    model, labels, K, inverse = _load_in_visiting_order(parsed, order, start)
+    if inverse is None:
+        inverse = order  # the identity
     identity = np.arange(N, dtype=np.int64)
-    model = ModelData(stored)
-    labels = np.zeros(N, dtype=np.int64) if start is None else np.take(np.asarray(start, dtype=np.int64), order)
-    K = model.start(labels, identity)
     log_n0 = math.log(N0)
     every = max(1, math.ceil(N / max(int(steps), 1)))
     score, t = 0.0, 0
