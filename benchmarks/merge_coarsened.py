@@ -30,7 +30,7 @@ import pandas as pd  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 import defaults as B  # noqa: E402
-from merge_cutoffs import read_peers  # noqa: E402
+from merge_cutoffs import per_set_lines, read_peers  # noqa: E402
 from mapdp_core import MAPDP  # noqa: E402
 from mapdp_core.engine.coarsening import coarsened_merge, coarsening_power  # noqa: E402
 from mapdp_core.engine.merging import MERGE_CUTOFF, merge_components  # noqa: E402
@@ -83,13 +83,7 @@ def main():
     df = pd.DataFrame(rows)
     keys = [c[4:] for c in df.columns if c.startswith("nmi_")]
     print("\nper set, 'nmi wins / K within 2x' (of the tables in the set):")
-    for name, g in [("all", df)] + list(df.groupby("group")):
-        cells = []
-        for k in keys:
-            wins = int((g[f"nmi_{k}"] >= g.peer - 0.02).sum())
-            within = int(((g[f"K_{k}"] / g.true >= 0.5) & (g[f"K_{k}"] / g.true <= 2)).sum())
-            cells.append(f"{k} {wins}/{within}")
-        print(f"{name} ({len(g)}): " + " | ".join(cells))
+    print("\n".join(per_set_lines(df, keys)))
 
 
 if __name__ == "__main__":

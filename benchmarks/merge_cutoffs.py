@@ -40,6 +40,21 @@ def peers(path):
 PEERS = ["benchmarks/results/defaults-2026-11-26.txt", "benchmarks/results/defaults-2026-11-26-heldout3-first-use.txt"]
 
 
+def per_set_lines(df, keys) -> list[str]:
+    """One line per set (and "all") of "key wins/within" for each variant in ``keys``: the tables
+    whose NMI (column ``nmi_<key>``) is within 0.02 of ``peer`` and those whose K (``K_<key>``) is
+    within a factor 2 of ``true``."""
+    lines = []
+    for name, g in [("all", df)] + list(df.groupby("group")):
+        cells = []
+        for k in keys:
+            wins = int((g[f"nmi_{k}"] >= g.peer - 0.02).sum())
+            within = int(((g[f"K_{k}"] / g.true >= 0.5) & (g[f"K_{k}"] / g.true <= 2)).sum())
+            cells.append(f"{k} {wins}/{within}")
+        lines.append(f"{name} ({len(g)}): " + " | ".join(cells))
+    return lines
+
+
 def read_peers() -> dict:
     """table name -> true K and the peers' NMI (GMM-BIC, DP-GMM), from the ``PEERS`` result files."""
     out = {}

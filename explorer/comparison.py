@@ -25,7 +25,8 @@ COMPARED = tuple(ALGORITHMS)
 
 
 def compare(data: AppData, algorithms=None, *, N0: float = 3.0, spread: float = 1.0, weight: float = 1.0,
-            structure: str | None = None, start: str = "one cluster", merge: float | None = None, choice=None,
+            structure: str | None = None, start: str = "one cluster", merge: float | None = None,
+            partition_prior: str = "dp", choice=None,
             K: int = 3, lam: float | None = None, restarts: int = 5, seed: int = 0, gibbs_sweeps: int = 100, vdp_components: int = 20, options=None,
             time_budget: float = 600.0,
             should_stop: Callable[[], bool] | None = None, on_step: Callable[[int, int], None] | None = None,
@@ -59,7 +60,8 @@ def compare(data: AppData, algorithms=None, *, N0: float = 3.0, spread: float = 
     """
     algorithms, restarts, Z, settings = _comparison_plan(
         data, list(ALGORITHMS) if algorithms is None else algorithms, restarts, N0=N0, spread=spread, weight=weight,
-        structure=structure, start=start, merge=merge, choice=choice, K=K, lam=lam, gibbs_sweeps=gibbs_sweeps,
+        structure=structure, start=start, merge=merge, partition_prior=partition_prior, choice=choice, K=K, lam=lam,
+        gibbs_sweeps=gibbs_sweeps,
         vdp_components=vdp_components, options=options)
     deadline = time.perf_counter() + float(time_budget)
     planned = {name: _restart_count(name, settings[name], restarts) for name in algorithms}
@@ -115,7 +117,7 @@ def runs_once(algorithms) -> list:
 #: every algorithm that reads a mixed table); an algorithm's other ``ui`` settings come from ``options``.
 _COMPARE_SETS = {"Gibbs": ("n_sweeps",), "K-means": ("n_clusters",), "E-M": ("n_components",),
                  "Variational DP": ("n_components",), "DP-means": ("lam",)}
-_MIXED_SETTINGS = ("N0", "spread", "weight", "structure", "start", "merge")
+_MIXED_SETTINGS = ("N0", "spread", "weight", "structure", "start", "merge", "partition_prior")
 
 
 def compare_options(settings: dict, algorithms) -> tuple:
@@ -147,12 +149,14 @@ def _comparison_plan(data: AppData, algorithms, restarts, options=None, **settin
 
 
 def _compared_settings(data: AppData, algorithms, *, N0, spread, weight, structure, start, merge, choice, K, lam,
+                       partition_prior="dp",
                        gibbs_sweeps, vdp_components, Z, options=None) -> dict:
     """Each compared algorithm's settings (see :func:`compare`): its ``ui`` defaults, replaced by
     ``options`` (``"<algorithm>:<parameter>"``), then by the comparison's own arguments: N0 and
     the prior for every algorithm that reads a mixed table, K, the Gibbs sweeps, the variational
     truncation and DP-means' lambda (when not given, the one that gives MAP-DP's K)."""
-    mixed = {"N0": N0, "spread": spread, "weight": weight, "start": start, "merge": merge}
+    mixed = {"N0": N0, "spread": spread, "weight": weight, "start": start, "merge": merge,
+             "partition_prior": partition_prior}
     if structure is not None:
         mixed["structure"] = structure
     own = {"Gibbs": {"n_sweeps": int(gibbs_sweeps)}, "K-means": {"n_clusters": K}, "E-M": {"n_components": K},
@@ -178,6 +182,7 @@ def _compared_settings(data: AppData, algorithms, *, N0, spread, weight, structu
 
 def compare_estimate(data: AppData, algorithms, *, N0: float = 3.0, spread: float = 1.0, weight: float = 1.0,
                      structure: str | None = None, start: str = "one cluster", merge: float | None = None,
+                     partition_prior: str = "dp",
                      choice=None, K: int = 3, lam: float | None = None, restarts: int = 5,
                      seed: int = 0, gibbs_sweeps: int = 100, vdp_components: int = 20, options=None,
                      probe_steps: int = 4, probe_seconds: float = 1.0) -> pd.DataFrame:
@@ -199,7 +204,8 @@ def compare_estimate(data: AppData, algorithms, *, N0: float = 3.0, spread: floa
     """
     algorithms, restarts, Z, settings = _comparison_plan(
         data, algorithms, restarts, N0=N0, spread=spread, weight=weight, structure=structure, start=start,
-        merge=merge, choice=choice, K=K, lam=lam, gibbs_sweeps=gibbs_sweeps, vdp_components=vdp_components,
+        merge=merge, partition_prior=partition_prior, choice=choice, K=K, lam=lam, gibbs_sweeps=gibbs_sweeps,
+        vdp_components=vdp_components,
         options=options)
     rows = []
     for name in algorithms:

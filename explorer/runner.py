@@ -27,6 +27,7 @@ from mapdp_core.evaluation.metrics import clustering_scores
 from mapdp_core.models.registry import algorithm
 from mapdp_core.core.spec import parse
 from mapdp_core.engine.merging import MERGE_CUTOFF
+from mapdp_core.engine.partition_prior import MixtureOfFiniteMixtures
 from mapdp_core.core.state import SweepState
 from mapdp_core.selection.auto import AutoChoice, choose_hyperparameters
 from mapdp_core.selection.auto import sparse_real_columns
@@ -164,12 +165,17 @@ def likelihood_for(data: AppData, structure: str | None) -> dict:
     return structured(likelihood, structure, sparse_real_columns(data.X, likelihood))  # as MAPDP() builds its block
 
 
-def auto_settings(data: AppData, random_state=0) -> AutoChoice:
+def auto_settings(data: AppData, random_state=0, partition: str = "dp") -> AutoChoice:
     """The prior's spread and weight, the Gaussian structure and N0 that ``MAPDP()`` would choose
     for ``data`` (:func:`mapdp_core.selection.auto.choose_hyperparameters`, the exact joint evidence,
     on the likelihood of :func:`search_likelihood`), for the app's defaults. The knobs are absolute
-    (relative to the empirical-Bayes prior); ``choice.start_on`` gives the search's best partition."""
+    (relative to the empirical-Bayes prior); ``choice.start_on`` gives the search's best partition.
+    ``partition="mfm"``: what ``MAPDP(partition_prior="mfm")`` chooses (the same search under the
+    mixture of finite mixtures, no N0; ``choice.N0`` is that prior)."""
     likelihood, free = search_likelihood(data)
+    if partition == "mfm":
+        return choose_hyperparameters(data.X, likelihood, allow_joint=free, random_state=random_state,
+                                      search_N0=False, N0=MixtureOfFiniteMixtures())
     return choose_hyperparameters(data.X, likelihood, allow_joint=free, random_state=random_state)
 
 
@@ -178,19 +184,30 @@ def auto_settings(data: AppData, random_state=0) -> AutoChoice:
 STARTS = ("search", "one cluster")
 
 
+#: the priors on partitions MAP-DP can run under in the app, in words
+PARTITION_PRIORS = {"dp": "Dirichlet process (N0)",
+                    "mfm": "mixture of finite mixtures (Miller & Harrison 2018)"}
+
+
 def mapdp_settings(choice: AutoChoice, N0: float | None = None, spread: float = 1.0, weight: float = 1.0,
-                   start: str = "search", merge: bool = True) -> dict:
+                   start: str = "search", merge: bool = True, partition: str = "dp") -> dict:
     """MAP-DP's app parameters from an automatic choice and the app's knobs: ``N0`` (None: the
     chosen one), ``spread`` and ``weight`` as multiples of the chosen ones, where restarts
     begin (:data:`STARTS`) and whether overlapping components are grouped into clusters
     (``MAPDP(merge=...)``, at :data:`mapdp_core.engine.merging.MERGE_CUTOFF`). With every knob
     left as chosen, :func:`run` and :func:`fitted_model` give what
-    ``MAPDP(random_state=seed, n_init=restarts, restart_rows=None).fit`` gives."""
+    ``MAPDP(random_state=seed, n_init=restarts, restart_rows=None).fit`` gives. ``partition``:
+    the prior on partitions, "dp" (the Dirichlet process with that N0) or "mfm" (the mixture of
+    finite mixtures, ``MAPDP(partition_prior="mfm")``, at the chosen likelihood prior; N0 unused)."""
     if start not in STARTS:
         raise ValueError(f"start={start!r}: MAP-DP starts from one of {list(STARTS)}.")
-    return {"N0": float(choice.N0 if N0 is None else N0), "spread": float(choice.spread * spread),
+    if partition not in PARTITION_PRIORS:
+        raise ValueError(f"partition={partition!r}: the prior on partitions is one of {list(PARTITION_PRIORS)}.")
+    if N0 is None:
+        N0 = choice.N0 if isinstance(choice.N0, (int, float)) else math.nan  # an MFM choice has no N0
+    return {"N0": float(N0), "spread": float(choice.spread * spread),
             "weight": float(choice.weight * weight), "structure": choice.structure, "start": start,
-            "merge": MERGE_CUTOFF if merge else None}
+            "merge": MERGE_CUTOFF if merge else None, "partition_prior": partition}
 
 
 def _centres_from_rows(data: AppData, name: str, X: np.ndarray, rows, takes_centres: bool) -> dict:
@@ -229,6 +246,11 @@ def estimator(data: AppData, name: str, params: dict | None = None, *, restarts:
     allowed = cls().get_params()
     start = params.pop("start", "one cluster") if cls.input == "mixed" else "one cluster"
     merge = params.pop("merge", None) if cls.input == "mixed" else None
+    partition = params.pop("partition_prior", "dp") if cls.input == "mixed" else "dp"
+    if "partition_prior" in allowed:  # MAP-DP: the mixture of finite mixtures has no N0
+        params["partition_prior"] = partition
+        if partition != "dp":
+            params.pop("N0", None)
     if "merge" in allowed:  # MAP-DP's grouping of components; explicit, so that no setting turns it on unseen
         params["merge"] = merge
     if start not in STARTS:

@@ -22,7 +22,7 @@ import numpy as np
 
 from mapdp_core.models.registry import ALGORITHMS
 
-from explorer.runner import STARTS
+from explorer.runner import PARTITION_PRIORS, STARTS
 
 __all__ = ["APP_SETTINGS", "MAX_SETTINGS_BYTES", "PRIOR_KNOBS", "RELATIVE_TO", "check_settings", "settings_to_json", "settings_from_json",
            "settings_to_query", "settings_from_query"]
@@ -31,7 +31,8 @@ __all__ = ["APP_SETTINGS", "MAX_SETTINGS_BYTES", "PRIOR_KNOBS", "RELATIVE_TO", "
 APP_SETTINGS = {"N0": ("float", 1e-6, 1e6), "spread": ("float", 1e-6, 1e6), "weight": ("float", 1e-6, 1e6),
                 "algorithms": ("algorithms", None, None), "match_k": ("bool", None, None),
                 "restarts": ("int", 1, 20), "seed": ("int", 0, 10**6), "time_budget": ("float", 1.0, 600.0),
-                "start": ("choice", STARTS, None), "merge": ("bool", None, None)}
+                "start": ("choice", STARTS, None), "merge": ("bool", None, None),
+                "partition": ("choice", tuple(PARTITION_PRIORS), None)}
 _SETTINGS_VERSION = 1
 #: The settings that are multiples of the prior (see the module's docstring).
 PRIOR_KNOBS = ("spread", "weight")

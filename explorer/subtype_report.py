@@ -349,6 +349,8 @@ def report_settings(params: dict, settings: dict | None = None) -> dict:
     out = dict(settings or {})
     if "N0" in params:
         out["N0"] = float(params["N0"])
+    if params.get("partition_prior", "dp") != "dp":
+        out["partition"] = params["partition_prior"]
     for key in ("restarts", "seed", "time_budget", "start"):
         if key in params:
             out[key] = params[key]
@@ -369,8 +371,12 @@ def _settings_rows(data: AppData, model, params: dict, choice, run) -> pd.DataFr
     search = ("chosen from the data by the exact joint evidence p(X, z) of each candidate"
               + (f" ({len(choice.table)} candidates on {choice.rows_searched:,} rows)"
                  if choice is not None and getattr(choice, "table", None) is not None else ""))
-    rows = [{"setting": "N0 (concentration: how readily a new cluster opens)", "value": _number(params.get("N0")),
-             "how chosen": _how_chosen(params.get("N0"), None if choice is None else choice.N0, search)}]
+    if params.get("partition_prior", "dp") == "dp":
+        rows = [{"setting": "N0 (concentration: how readily a new cluster opens)", "value": _number(params.get("N0")),
+                 "how chosen": _how_chosen(params.get("N0"), None if choice is None else choice.N0, search)}]
+    else:
+        rows = [{"setting": "prior on partitions", "value": "mixture of finite mixtures (geometric K, mean 10; "
+                 "Dirichlet(1) weights)", "how chosen": "set by the user"}]
     if "spread" in params:
         rows.append({"setting": "prior spread of the real-valued features (× the empirical-Bayes default)",
                      "value": _number(params["spread"]),
@@ -534,16 +540,21 @@ def _methods_section(data: AppData, model, params: dict, choice, stability, merg
     likelihood = model.likelihood if isinstance(model.likelihood, dict) else {"all": model.likelihood}
     families = sorted(set(likelihood.values()))
     fam_words = "; ".join(f"{f}, {FAMILIES[f].help}" if f in FAMILIES else str(f) for f in families)
-    auto = choice is not None and math.isclose(float(params.get("N0", math.nan)), float(choice.N0), rel_tol=1e-9)
+    auto = (choice is not None and isinstance(choice.N0, (int, float))
+            and math.isclose(float(params.get("N0", math.nan)), float(choice.N0), rel_tol=1e-9))
     text = [
         f"The {data.n_rows:,} rows were clustered with MAP-DP, maximum a-posteriori inference in a Dirichlet process "
         f"mixture, which infers the number of clusters from the data instead of fixing it in advance "
         f"{cite('raykov2016plos', 'raykov2016ejs')}. Each feature was modelled by a likelihood suited to its type "
         f"({fam_words}), each with its conjugate prior set from the data (empirical Bayes; the prior in words is "
         "below). ",
-        f"The concentration parameter N0 = {_number(params.get('N0'))} was "
-        + ("chosen automatically, with the prior's spread, by the exact joint evidence p(X, z) of each candidate "
-           "setting. " if auto else "set by the user. "),
+        (f"The concentration parameter N0 = {_number(params.get('N0'))} was "
+         + ("chosen automatically, with the prior's spread, by the exact joint evidence p(X, z) of each candidate "
+            "setting. " if auto else "set by the user. ")
+         if params.get("partition_prior", "dp") == "dp" else
+         "In place of the Dirichlet process, the prior on partitions was a mixture of finite mixtures, with a "
+         "geometric prior of mean 10 on the number of components and Dirichlet(1) weights (Miller & Harrison, "
+         "JASA 2018), whose posterior number of clusters does not keep growing with the number of rows. "),
         "Missing values were left out of each row's likelihood (marginalised) rather than filled in; the imputed "
         f"values shown are for display only {cite('raykov2016plos')}. ",
         f"MAP-DP ran from {_number(params.get('restarts', 1))} restart(s) in random row orders (seed "

@@ -8,6 +8,7 @@ from mapdp_core.families import FAMILIES  # noqa: E402
 from mapdp_core.core.estimator import Control, SweepEstimator  # noqa: E402
 from mapdp_core.core.state import SweepState  # noqa: E402
 from mapdp_core.engine.k_evidence import k_sentence  # noqa: E402
+from mapdp_core.engine.partition_prior import DirichletProcess, MixtureOfFiniteMixtures  # noqa: E402
 from mapdp_core.selection.auto import auto_likelihood, choose_hyperparameters  # noqa: E402
 from mapdp_core.selection.priors import (MapN0, expected_clusters, map_n0, n0_for_expected_clusters,  # noqa: E402
                                          scaled_prior)
@@ -58,5 +59,5 @@ __all__ = [
     "cluster_profiles", "feature_tests", "bh_adjust", "Profiles", "cluster_stability", "k_sentence",
     "auto_likelihood", "choose_hyperparameters",
     "HardHDP", "HardHDPHMM", "HardHDPHMMDirect", "MAPIHMM",
-    "MixedEffectsMAPDP",
+    "MixedEffectsMAPDP", "DirichletProcess", "MixtureOfFiniteMixtures",
 ]

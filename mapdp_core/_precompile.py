@@ -42,7 +42,7 @@ def sweep_argument_types(model=None) -> tuple:
     model = _tiny_model(arrays_only=True) if model is None else model
     N = model.N
     no_sampling = np.zeros(0)
-    args = (np.arange(N, dtype=np.int64), 0, N, np.zeros(N, dtype=np.int64), 1, True, 0.0, model.d_new,
+    args = (np.arange(N, dtype=np.int64), 0, N, np.zeros(N, dtype=np.int64), 1, True, np.zeros(1), 0.0, model.d_new,
             model.pconst, model.cnt, model.logcnt, model.fams, no_sampling, no_sampling, np.zeros((0, 0)), 0, 0,
             np.zeros(model.capacity, dtype=np.uint8), 0.0, False)
     return tuple(numba.typeof(a) for a in args)

@@ -16,7 +16,7 @@ common.image_format_choice()
 mixed = common.mapdp_params()
 on_table = [a for a in registry.ALGORITHMS if registry.algorithm(a).input == "mixed"]  # the registry's
 st.caption(f"{common.escape_markdown(d.name.rstrip('.'), 120)}. {', '.join(on_table[:-1])} and {on_table[-1]} use the likelihood chosen per column and the N0 "
-           f"and prior of Explore (N0 = {mixed['N0']:g}, "
+           f"and prior of Explore ({common.prior_words(mixed)}, "
            f"{controls.prior_knobs(common.setting('spread', 1.0), common.setting('weight', 1.0), common.auto_choice())}); "
            "the others run on the standardised numbers" + (" with each gap at its column's mean" if d.has_gaps else "")
            + ". Settings not chosen here (DP search's beam, ...) are those of Explore.")
@@ -48,7 +48,7 @@ if "DP-means" in algorithms:  # DP-means gets the lambda that gives MAP-DP's K, 
         st.stop()
 params = {"algorithms": tuple(algorithms), "restarts": restarts, "K": K, "gibbs_sweeps": sweeps,
           "N0": mixed["N0"], "spread": mixed["spread"], "weight": mixed["weight"], "structure": mixed["structure"],
-          "start": mixed["start"], "merge": mixed["merge"],
+          "start": mixed["start"], "merge": mixed["merge"], "partition_prior": mixed["partition_prior"],
           "lam": lam, "seed": int(common.setting("seed", 0)), "time_budget": float(budget),
           "options": comparison.compare_options(st.session_state.get("settings", {}), algorithms)}
 stopped_by_you = common.stop_button(

@@ -16,10 +16,15 @@ st.caption(common.escape_markdown(d.description, 1000))
 common.image_format_choice()
 if "link_problem" in st.session_state:  # a sentence whose quotes of the link are escaped (common.settings_from_link)
     st.warning(st.session_state.pop("link_problem"))
+# the prior on partitions (drawn below, in the settings column) decides which search the knobs start from:
+# a click on it is read now, not one rerun later
+if "w_partition" in st.session_state:
+    common.remember_setting("partition", st.session_state["w_partition"])
 choice = common.auto_choice()  # what MAPDP() would choose: the starting point of every knob below
 
 # the chosen and the applied N0 are options themselves, so the slider shows exactly the value that runs
-N0_OPTIONS = sorted(set(controls.log_options(1e-2, 1e3, 3.0)) | {float(choice.N0), common.n0_setting()})
+N0_OPTIONS = sorted(set(controls.log_options(1e-2, 1e3, 3.0)) | {float(common.auto_choice("dp").N0),
+                                                                  common.n0_setting()})
 SPREAD_OPTIONS = [0.1, 0.15, 0.2, 0.25, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 8.0, 12.0, 16.0, 32.0]
 WEIGHT_OPTIONS = [0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0]
 # a value applied elsewhere (Tune) is an option itself, so the slider shows exactly the value that runs
@@ -119,17 +124,31 @@ def _sweep_in_steps(mapdp_run, coords, sample, axis_names, reference) -> None:
 left, right = st.columns([1, 3], gap="medium")
 with left:
     st.subheader("Settings")
+    common.init_widget("w_partition", common.partition_setting())
+    partition = st.radio(
+        "Prior on partitions", list(runner.PARTITION_PRIORS), format_func=runner.PARTITION_PRIORS.get,
+        key="w_partition",
+        help="The papers' MAP-DP uses the Dirichlet process: a new cluster weighs like N0 rows, however many rows "
+             "there are. The mixture of finite mixtures puts a prior on the number of components (geometric, mean "
+             "10) and Dirichlet(1) weights on them, so a new cluster weighs less as rows are added and K does not "
+             "keep growing with the table (Miller & Harrison 2018). The likelihood's prior stays as chosen.")
+    common.remember_setting("partition", partition)
+    dp = partition == "dp"
     common.init_widget("w_N0", _nearest(N0_OPTIONS, common.n0_setting()))
     n0 = st.select_slider(
-        "N0, the concentration (log scale)", options=N0_OPTIONS, key="w_N0",
+        "N0, the concentration (log scale)", options=N0_OPTIONS, key="w_N0", disabled=not dp,
         help="The prior count of a new cluster: larger N0, more clusters a priori (PLOS eq 7). It starts at the "
              "value chosen from the data (the Tune page shows how).")
     common.remember_setting("N0", n0)
-    st.caption(f"Before seeing the data this N0 expects **{expected_clusters(n0, d.n_rows):.1f} clusters** "
-               f"among {d.n_rows:,} rows (CRP, PLOS Appendix G).")
+    if dp:
+        st.caption(f"Before seeing the data this N0 expects **{expected_clusters(n0, d.n_rows):.1f} clusters** "
+                   f"among {d.n_rows:,} rows (CRP, PLOS Appendix G).")
+    else:
+        st.caption("N0 is the Dirichlet process's: the mixture of finite mixtures has none. MAP-DP runs with "
+                   "`MAPDP(partition_prior=\"mfm\")` at the prior chosen from the data.")
     want_k = st.number_input("…or set N0 from an expected number of clusters", min_value=0.0, value=0.0, step=1.0,
-                             key="w_expected_K", help="0 leaves N0 as on the slider.")
-    if want_k > 0:
+                             key="w_expected_K", help="0 leaves N0 as on the slider.", disabled=not dp)
+    if want_k > 0 and dp:
         try:
             implied = float(f"{n0_for_expected_clusters(want_k, d.n_rows):.3g}")  # the value shown is the value used
         except ValueError as exc:
@@ -177,8 +196,10 @@ with left:
         if widget in st.session_state:
             common.remember_setting(name, st.session_state[widget])
     chosen_params = {"MAP-DP": runner.mapdp_settings(choice, n0, spread, weight, common.start_setting(),
-                                                     bool(common.setting("merge", True)))}
-    st.caption(f"Chosen from the data by the exact joint evidence: N0 = {choice.N0:g}; prior spread {choice.spread:g} "
+                                                     bool(common.setting("merge", True)), partition)}
+    st.caption("Chosen from the data by the exact joint evidence: "
+               + (f"N0 = {choice.N0:g}; " if partition == "dp" else "under the mixture of finite mixtures, ")
+               + f"prior spread {choice.spread:g} "
                f"and weight {choice.weight:g} × the empirical-Bayes defaults (the sliders' × 1 chosen)"
                + (", the real-valued features as one correlated block" if choice.structure == "joint" else "")
                + (f" (searched on {choice.rows_searched:,} of {d.n_rows:,} rows)" if choice.rows_searched < d.n_rows

@@ -12,8 +12,8 @@ from ui import common
 d = common.data()
 st.title("Predict")
 params, _, model = common.fitted_mapdp()
-st.caption(f"{common.escape_markdown(d.name, 200)}: MAP-DP with N0 = {params['N0']:g} found {model.n_clusters_} clusters. A new row goes to the "
-           "cluster of highest posterior probability, N_k f(x | cluster k), or to a new cluster, N0 f(x | prior), "
+st.caption(f"{common.escape_markdown(d.name, 200)}: MAP-DP with {common.prior_words(params)} found {model.n_clusters_} clusters. A new row "
+           "goes to the cluster of highest posterior probability, N_k f(x | cluster k), or to a new cluster, N0 f(x | prior), "
            "when that is higher (PLOS Appendix E). Missing values are allowed: they are left out.")
 
 FORM_COLUMNS = 200  # beyond this a form is no way to type a row: a wide table's new rows come as a file

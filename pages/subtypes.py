@@ -14,7 +14,7 @@ common.image_format_choice()
 params, run, model = common.fitted_mapdp()
 labels = model.labels_
 raw, profiled = report.profile_inputs(d)  # a wide table: its principal components, and the columns ranked below
-st.caption(f"{common.escape_markdown(d.name, 120)}: MAP-DP with N0 = {figures.plain_number(params['N0'])} (change it on Explore or Tune) "
+st.caption(f"{common.escape_markdown(d.name, 120)}: MAP-DP with {common.prior_words(params)} (change it on Explore or Tune) "
            f"found **{model.n_clusters_} cluster{'s' if model.n_clusters_ != 1 else ''}** among {d.n_rows:,} rows. "
            "Every row is kept, gaps included.")
 common.show_components(model)
@@ -148,10 +148,10 @@ frames = animation.animation_frames([run], coords, sample, d.truth, models=[mode
 
 def _figure_html() -> bytes:
     """Built when the button is pressed: the page does not carry a 5 MB file on every run."""
-    settings = {"MAP-DP": f"N0 = {figures.plain_number(params['N0'])}"}
+    settings = {"MAP-DP": common.prior_words(params)}
     fig = figures.animation_figure(frames, coords[sample], names, settings=settings)
     merged = frames.groups[0]
-    caption = (f"{d.name}: MAP-DP, N0 = {figures.plain_number(params['N0'])}, prior spread × "
+    caption = (f"{d.name}: MAP-DP, {common.prior_words(params)}, prior spread × "
                f"{figures.plain_number(params.get('spread', 1.0))}, {params.get('restarts', 1)} restart(s), seed "
                f"{params.get('seed', 0)}; every sweep on {len(sample):,} of {d.n_rows:,} rows, in the view "
                f"{names[0]} / {names[1]}"

@@ -14,15 +14,20 @@ common.image_format_choice()
 
 
 def _applied(message: str) -> None:
-    """Say it on the next run, which shows the new settings everywhere (this run drew the old ones)."""
+    """Say it on the next run, which shows the new settings everywhere (this run drew the old ones).
+    A value applied here is the Dirichlet process's, so MAP-DP runs under it again."""
+    common.apply_setting("partition", "dp")
     st.session_state["tune_applied"] = message
     st.rerun()
 
 
 if "tune_applied" in st.session_state:
     st.success(st.session_state.pop("tune_applied"))
-choice = common.auto_choice()
-mixed = common.mapdp_params()  # the settings in use: absolute spread and weight, the Gaussian structure
+if common.partition_setting() != "dp":
+    st.info("Explore runs MAP-DP under the mixture of finite mixtures, which has no N0. This page searches the "
+            "Dirichlet process's N0 and prior; a value applied here switches MAP-DP back to the Dirichlet process.")
+choice = common.auto_choice("dp")  # Tune searches N0: the Dirichlet process's
+mixed = common.mapdp_params("dp")  # the settings in use: absolute spread and weight, the Gaussian structure
 likelihood = runner.likelihood_for(d, mixed["structure"])
 knob_spread, knob_weight = float(common.setting("spread", 1.0)), float(common.setting("weight", 1.0))
 st.caption(f"{common.escape_markdown(d.name.rstrip('.'), 120)}. Settings in use: N0 = {mixed['N0']:g}, "

@@ -7,6 +7,7 @@ which is global to the server; only the public built-in data sets use ``st.cache
 """
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from collections import OrderedDict
@@ -17,7 +18,7 @@ import streamlit as st
 
 import mapdp_core
 from explorer import animation, comparison, figures, runner, sharing, sources
-from mapdp_core import k_sentence
+from mapdp_core import DirichletProcess, k_sentence
 from mapdp_core.models import registry
 
 #: The demo a first visitor sees: PLOS Section 5.2, where K-means fails on unequal counts.
@@ -378,21 +379,24 @@ def run_estimate(kind: str, params: dict) -> float:
     return float(seconds.iloc[0])
 
 
-def auto_choice():
+def auto_choice(partition: str | None = None):
     """What ``MAPDP()`` would choose for the session's data (N0, prior spread and weight, the
-    Gaussian structure; :func:`explorer.runner.auto_settings`): the app's defaults."""
+    Gaussian structure; :func:`explorer.runner.auto_settings`): the app's defaults. Under the prior
+    on partitions ``partition`` (None: the one chosen on Explore): "mfm" is what
+    ``MAPDP(partition_prior="mfm")`` would choose, with no N0."""
     d = data()
+    partition = partition_setting() if partition is None else partition
 
     def compute():
         with st.spinner("Choosing N0 and the prior from the data (the exact joint evidence of each candidate)..."):
-            return runner.auto_settings(d)
+            return runner.auto_settings(d, partition=partition)
 
-    return _remember((d.key, "auto"), compute)
+    return _remember((d.key, "auto") if partition == "dp" else (d.key, "auto", partition), compute)
 
 
 def n0_setting() -> float:
     """N0 as chosen on Explore or Tune, else the automatic choice."""
-    return float(setting("N0", auto_choice().N0))
+    return float(setting("N0", auto_choice("dp").N0))
 
 
 def start_setting() -> str:
@@ -402,11 +406,27 @@ def start_setting() -> str:
     return value if value in runner.STARTS else runner.STARTS[0]
 
 
-def mapdp_params() -> dict:
+def prior_words(params: dict) -> str:
+    """MAP-DP's prior on partitions as a page says it: "N0 = 3", or the mixture of finite mixtures."""
+    if params.get("partition_prior", "dp") != "dp":
+        return "the mixture-of-finite-mixtures prior (no N0)"
+    return f"N0 = {figures.plain_number(float(params['N0']))}"
+
+
+def partition_setting() -> str:
+    """The prior on partitions chosen on Explore ("dp" unless the mixture of finite mixtures was asked for)."""
+    value = setting("partition", "dp")
+    return value if value in runner.PARTITION_PRIORS else "dp"
+
+
+def mapdp_params(partition: str | None = None) -> dict:
     """The MAP-DP settings chosen on Explore (or their defaults): N0, the prior's spread and
-    weight as the automatic choice times the Explore knobs ("× chosen") and where restarts begin."""
-    settings = runner.mapdp_settings(auto_choice(), n0_setting(), float(setting("spread", 1.0)),
-                                     float(setting("weight", 1.0)), start_setting(), bool(setting("merge", True)))
+    weight as the automatic choice times the Explore knobs ("× chosen") and where restarts begin,
+    under the prior on partitions ``partition`` (None: the one chosen on Explore)."""
+    partition = partition_setting() if partition is None else partition
+    settings = runner.mapdp_settings(auto_choice(partition), n0_setting(), float(setting("spread", 1.0)),
+                                     float(setting("weight", 1.0)), start_setting(), bool(setting("merge", True)),
+                                     partition)
     return {**settings, "restarts": int(setting("restarts", 3)), "seed": int(setting("seed", 0)),
             "time_budget": float(setting("time_budget", 60.0))}
 
@@ -487,9 +507,16 @@ def show_row_decision(page: str) -> None:
         costs = cached("row_costs", {**params, "row": int(row)}, lambda: model.row_costs(int(row) - 1))
         chosen = costs[costs["chosen"]].iloc[0]
         new = costs[costs["cluster"] == -1].iloc[0]
+        if isinstance(model.partition_prior_, DirichletProcess):
+            sizes = ("−ln p(row | cluster) − ln (cluster size), where a new cluster's size is N0 "
+                     f"({figures.plain_number(float(model.N0_))})")
+        else:
+            gamma = figures.plain_number(float(model.partition_prior_.gamma))
+            sizes = (f"−ln p(row | cluster) − ln (cluster size + {gamma}), where a new cluster's size is "
+                     f"{gamma} V(t + 1) / V(t) for t clusters of the other rows (the mixture of finite mixtures, "
+                     f"here {figures.plain_number(float(math.exp(-new['size_term'])))})")
         st.markdown(f"MAP-DP takes row {int(row):,} out of its cluster and gives it to the option of least cost, "
-                    "−ln p(row | cluster) − ln (cluster size), where a new cluster's size is N0 "
-                    f"({figures.plain_number(float(model.N0_))}). Row {int(row):,} goes to **{chosen['option']}** "
+                    f"{sizes}. Row {int(row):,} goes to **{chosen['option']}** "
                     f"(cost {chosen['cost']:.2f}); a new cluster would cost {new['cost']:.2f}."
                     + (" These are MAP-DP's components, before any grouping into clusters."
                        if len(getattr(model, "merges_", ())) else ""))

@@ -61,6 +61,9 @@ def control(algorithm: str, parameter: str, spec: Control, *, default=None, cont
 def caption(algorithm_cls, params: dict) -> str:
     """A short statement of an algorithm's settings for a subplot title ("K = 3")."""
     parts = []
+    if params.get("partition_prior", "dp") != "dp" and "partition_prior" in algorithm_cls().get_params():
+        parts.append("MFM prior")  # the mixture of finite mixtures: no N0 runs
+        params = {k: v for k, v in params.items() if k != "N0"}
     for name, spec in algorithm_cls.ui.items():
         if name in params and spec.short:
             v = params[name]

@@ -9,7 +9,9 @@ option with the least cost
 where f(x_i | X_{-i,k}, theta0) is the posterior predictive of cluster k without row i and
 N_{k,-i} its size without row i. The first term says how well the row fits the cluster, the
 second how large the cluster is: N0 plays the size of the new cluster (the teaching point of
-the concentration). At a converged partition every row's least cost is its own cluster (the
+the concentration). Under a mixture of finite mixtures (Miller & Harrison 2018, eq 3.3) the
+size term is -ln(N_{k,-i} + gamma), and a new cluster's is -ln(gamma V_N(t+1) / V_N(t)) with t the
+clusters of the other rows (:mod:`mapdp_core.engine.partition_prior`). At a converged partition every row's least cost is its own cluster (the
 partition is a fixed point of the sweep), which is how this module is tested against the
 kernel. The predictive densities here include the data-only constants of the row (the same in
 every option, so they change no choice).
@@ -23,12 +25,14 @@ import pandas as pd
 
 from mapdp_core.core.spec import ParsedData
 from mapdp_core.engine.model_data import ModelData
+from mapdp_core.engine.partition_prior import DirichletProcess, as_partition_prior
 
 __all__ = ["row_costs"]
 
 
-def row_costs(parsed: ParsedData, labels: np.ndarray, row: int, N0: float) -> pd.DataFrame:
-    """The costs of PLOS Algorithm 3 for ``row`` of the partition ``labels`` (0..K-1) at ``N0``:
+def row_costs(parsed: ParsedData, labels: np.ndarray, row: int, N0) -> pd.DataFrame:
+    """The costs of PLOS Algorithm 3 for ``row`` of the partition ``labels`` (0..K-1) at ``N0``
+    (the concentration, or any :class:`~mapdp_core.engine.partition_prior.PartitionPrior`):
     one line per cluster the row could join (its clusters numbered as in ``labels``) and one for
     a new cluster, with ``size`` (without the row), ``fit`` (-ln of the predictive density),
     ``size_term`` (-ln size, or -ln N0 for a new cluster),
@@ -49,11 +53,16 @@ def row_costs(parsed: ParsedData, labels: np.ndarray, row: int, N0: float) -> pd
     K = model.start(np.searchsorted(kept, labels[others]).astype(np.int64))
     fit, fit_new = model.score_rows(parsed.X[row:row + 1], K)[:2]
     sizes = model.cnt[:K].astype(np.int64)
+    prior = as_partition_prior(N0)
+    if isinstance(prior, DirichletProcess):
+        size_terms = list(-np.log(sizes)) + [-math.log(prior.N0)]
+    else:
+        size_terms = list(-np.log(sizes + prior.gamma)) + [-float(prior.new_cluster_log_weights(N, K + 1)[K])]
     lines = pd.DataFrame({"option": [f"cluster {int(k)}" for k in kept] + ["new cluster"],
                           "cluster": list(kept.astype(int)) + [-1],
                           "size": list(sizes) + [0],
                           "fit": list(fit[0]) + [float(fit_new[0])],
-                          "size_term": list(-np.log(sizes)) + [-math.log(float(N0))]})
+                          "size_term": size_terms})
     lines["cost"] = lines["fit"] + lines["size_term"]
     lines["chosen"] = False
     lines.loc[int(np.argmin(lines["cost"].to_numpy())), "chosen"] = True

@@ -29,11 +29,11 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy.special import gammaln
 
 from mapdp_core.core.spec import ParsedData
 from mapdp_core.engine.lloyd import kmeans_labels, standardized_view
 from mapdp_core.engine.model_data import ModelData
+from mapdp_core.engine.partition_prior import as_partition_prior
 
 __all__ = ["ODDS_WORDS", "k_evidence", "k_sentence", "odds_words"]
 
@@ -57,20 +57,19 @@ def _subset(parsed: ParsedData, rows: np.ndarray) -> ParsedData:
                       categories=parsed.categories)
 
 
-def _cost(parsed: ParsedData, rows: np.ndarray, n0: float) -> float:
+def _cost(parsed: ParsedData, rows: np.ndarray, n0) -> float:
     """-ln p(X_S | theta0) plus the data-only constants of the rows S, as one cluster: the
-    part of -ln p(X, z) that a cluster contributes besides the CRP's counts."""
+    part of -ln p(X, z) that a cluster contributes besides the prior on partitions."""
     model = ModelData(_subset(parsed, rows))
     model.start(np.zeros(len(rows), dtype=np.int64))
-    n = float(len(rows))
-    log_crp_one = math.log(n0) + math.lgamma(n) + math.lgamma(n0) - math.lgamma(n0 + n)
-    return model.neg_log_joint(1, n0) + log_crp_one
+    prior = as_partition_prior(n0)
+    return model.neg_log_joint(1, prior) + prior.log_prob([len(rows)])
 
 
-def _crp(sizes, n0: float, N: int) -> float:
-    """-ln CRP(z; N0) of a partition with these cluster sizes (PLOS eq 12)."""
-    sizes = np.asarray(sizes, dtype=float)
-    return -(len(sizes) * math.log(n0) + float(gammaln(sizes).sum()) + math.lgamma(n0) - math.lgamma(n0 + N))
+def _crp(sizes, n0, N: int) -> float:
+    """-ln p(z) of a partition with these cluster sizes: the CRP's (PLOS eq 12) for a number
+    ``n0``, else that prior on partitions'."""
+    return -as_partition_prior(n0).log_prob(np.asarray(sizes, dtype=float), N)
 
 
 def _split(parsed: ParsedData, rows: np.ndarray, seed: int):
@@ -87,7 +86,7 @@ def _split(parsed: ParsedData, rows: np.ndarray, seed: int):
     return rows[halves == 0], rows[halves == 1]
 
 
-def k_evidence(parsed: ParsedData, labels: np.ndarray, n0: float, *, more: int = 2, seed: int = 0) -> pd.DataFrame:
+def k_evidence(parsed: ParsedData, labels: np.ndarray, n0, *, more: int = 2, seed: int = 0) -> pd.DataFrame:
     """The fitted partition ``labels`` (0..K-1) of ``parsed`` beside the best partitions found at
     every smaller K (greedy merges) and at ``more`` larger K (greedy splits), by the exact joint.
 
@@ -109,7 +108,9 @@ def k_evidence(parsed: ParsedData, labels: np.ndarray, n0: float, *, more: int =
     rows = [{"K": K, "neg_log_joint": fitted, "how": "the fitted partition", "fitted": True}]
     partitions = {K: labels.copy()}
 
-    # fewer clusters: merge the pair that costs least, again and again
+    # fewer clusters: merge the pair that costs least, again and again (what the prior's number
+    # of clusters adds is the same for every pair)
+    factor = as_partition_prior(n0).log_cluster_factor
     ids = list(range(K))
     members = dict(enumerate(groups))
     cost = dict(enumerate(costs))
@@ -122,9 +123,9 @@ def k_evidence(parsed: ParsedData, labels: np.ndarray, n0: float, *, more: int =
             for b in ids[a_pos + 1:]:
                 if (a, b) not in pair_cost:
                     pair_cost[(a, b)] = _cost(parsed, np.sort(np.concatenate([members[a], members[b]])), n0)
-                na, nb = len(members[a]), len(members[b])  # and the CRP's counts: Gamma(n_a + n_b) for two
+                na, nb = len(members[a]), len(members[b])  # and the prior's factors: Gamma(n_a + n_b) for two
                 gain = (pair_cost[(a, b)] - cost[a] - cost[b]
-                        - math.lgamma(na + nb) + math.lgamma(na) + math.lgamma(nb))
+                        - factor(na + nb) + factor(na) + factor(nb))
                 if best is None or gain < best[0]:
                     best = (gain, a, b)
         _, a, b = best

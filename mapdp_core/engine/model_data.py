@@ -12,11 +12,12 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from scipy.special import gammaln
 
 from mapdp_core.kernels import dp_mixture
 from mapdp_core.families import KERNEL_SLOTS, SLOT_OF, categorical, gaussian_known, normal_wishart
 from mapdp_core.core.spec import ParsedData
+
+from .partition_prior import DirichletProcess, as_partition_prior
 
 _GA, _NW, _CA = (KERNEL_SLOTS.index(m) for m in (gaussian_known, normal_wishart, categorical))
 
@@ -209,9 +210,12 @@ class ModelData:
                            for j, (name, a) in enumerate(zip(module.LAYOUT, fam)))
                      for module, fam in zip(KERNEL_SLOTS, fams))
 
-    def neg_log_joint(self, K: int, n0: float, n_rows: int | None = None, pconst: float | None = None,
+    def neg_log_joint(self, K: int, n0, n_rows: int | None = None, pconst: float | None = None,
                       labels: np.ndarray | None = None, nw_observed: np.ndarray | None = None) -> float:
         """Exact -ln p(X, z | N0, theta0) = -ln CRP(z; N0) - sum_k ln p(X_k | theta0).
+
+        ``n0``: the Dirichlet process's concentration N0, or any prior on partitions
+        (:class:`~mapdp_core.engine.partition_prior.PartitionPrior`), whose ln p(z) replaces the CRP's.
 
         By default over every row; a one-pass method whose statistics hold only the ``n_rows``
         rows seen so far passes their number and the sum of their data-only constants (and its
@@ -220,9 +224,7 @@ class ModelData:
         n_rows = self.N if n_rows is None else n_rows
         if n_rows == 0:
             return 0.0
-        sizes = self.cnt[:K]
-        log_crp = (K * math.log(n0) + float(gammaln(sizes).sum())
-                   + math.lgamma(n0) - math.lgamma(n0 + n_rows))
+        log_crp = as_partition_prior(n0).log_prob(self.cnt[:K], n_rows)
         lm = self.log_marginals(K, labels, nw_observed)
         return -log_crp - float(lm.sum()) + (self.pconst_total if pconst is None else pconst)
 
@@ -316,7 +318,11 @@ def extension_labels(parsed_rows: ParsedData, labels: np.ndarray, M: np.ndarray,
     table's parts can be extended apart (the partitioned fit) and numbered together."""
     model = ModelData(parsed_rows)
     K = model.start(labels)
-    log_counts = np.log(model.cnt[:K])
+    prior = as_partition_prior(n0)
+    if isinstance(prior, DirichletProcess):
+        log_counts, log_new = np.log(model.cnt[:K]), math.log(prior.N0)
+    else:  # the prior's weights of one more row (they differ from the counts by more than a constant)
+        log_counts, log_new = prior.predictive_log_weights(model.cnt[:K])
     out = np.empty(len(M), dtype=np.int64)
     for lo in range(0, len(M), chunk):
         nlp, nlp_prior = model.score_rows(M[lo:lo + chunk], K)
@@ -325,7 +331,7 @@ def extension_labels(parsed_rows: ParsedData, labels: np.ndarray, M: np.ndarray,
         # each row's largest value, read at its argmax: the same number as logw.max(axis=1),
         # a NaN included (argmax gives a row's first NaN, max a NaN), at a fraction of the cost
         top = np.take_along_axis(logw, best[:, None], axis=1)[:, 0]
-        best[math.log(n0) - nlp_prior > top] = K
+        best[log_new - nlp_prior > top] = K
         out[lo:lo + chunk] = best
     if keep is not None:
         out[keep[0]] = keep[1]

@@ -54,6 +54,7 @@ from mapdp_core.families import KERNEL_SLOTS, normal_wishart
 from mapdp_core.kernels import dp_mixture
 
 from .model_data import ModelData
+from .partition_prior import DirichletProcess, as_partition_prior
 
 _NW = KERNEL_SLOTS.index(normal_wishart)
 _FILL = normal_wishart.LAYOUT.index("fill")
@@ -172,8 +173,8 @@ def prescore_part(part: Part, stats: Stats, log_n0: float) -> Part:
     install(model, stats)
     n, K = model.N, stats.K
     pre = np.empty((n, max(K, 1)))
-    dp_mixture.sweep(np.arange(n, dtype=np.int64), 0, n, part.labels, K, False, log_n0, model.d_new, model.pconst,
-                     model.cnt, model.logcnt, model.fams, _NO_SAMPLING, _NO_SAMPLING, pre, 0, 0,
+    dp_mixture.sweep(np.arange(n, dtype=np.int64), 0, n, part.labels, K, False, np.array([log_n0]), 0.0, model.d_new,
+                     model.pconst, model.cnt, model.logcnt, model.fams, _NO_SAMPLING, _NO_SAMPLING, pre, 0, 0,
                      np.zeros(model.capacity, dtype=np.uint8), 0.0, True)
     return dataclasses.replace(part, pre=pre, pre_k=K)
 
@@ -200,8 +201,9 @@ def pass_part(part: Part, stats: Stats, dirty: np.ndarray, log_n0: float) -> tup
     order = np.arange(n, dtype=np.int64)
     t, score, changed = 0, 0.0, 0
     while t < n:
-        stop, K, score, moved = dp_mixture.sweep(order, t, n, labels, K, False, log_n0, model.d_new, model.pconst,
-                                                 model.cnt, model.logcnt, model.fams, _NO_SAMPLING, _NO_SAMPLING,
+        stop, K, score, moved = dp_mixture.sweep(order, t, n, labels, K, False, np.array([log_n0]), 0.0, model.d_new,
+                                                 model.pconst, model.cnt, model.logcnt, model.fams, _NO_SAMPLING,
+                                                 _NO_SAMPLING,
                                                  part.pre, 0, part.pre_k, mask, score, False)
         changed += moved
         if stop < n:  # the cluster arrays are full: grow them (the statistics are copied as they are)
@@ -306,6 +308,11 @@ def partitioned_sweeps(ex, parts: list, K: int, layout_model: ModelData, N0: flo
     (anything with ``is_set()``), if set, ends the sweeps between two rounds: the states
     yielded before stand, the sweep under way is dropped."""
     t0 = time.perf_counter()
+    if not isinstance(as_partition_prior(N0), DirichletProcess):
+        raise ValueError("A table held in parts is clustered under the Dirichlet process only: the mixture of "
+                         "finite mixtures' weights depend on the whole table's rows at once. Pass a number as N0, "
+                         "or fit the rows in memory.")
+    N0 = as_partition_prior(N0).N0
     log_n0 = math.log(N0)
     parts = list(parts)
     P = len(parts)

@@ -15,7 +15,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Iterator
 
 import numpy as np
-from scipy.special import gammaln
 
 from mapdp_core.core.labels import relabel_by_first_appearance
 from mapdp_core.core.spec import ParsedData
@@ -24,6 +23,7 @@ from mapdp_core.core.validation import restart_plan
 from mapdp_core.kernels import dp_mixture
 
 from .model_data import ModelData
+from .partition_prior import PartitionPrior, as_partition_prior
 
 NO_SAMPLING = np.zeros(0)  # empty uniforms: the sweep takes the argmin (MAP-DP)
 
@@ -52,7 +52,13 @@ def _worth_sharing(changed: int, N: int, K: int, D: int) -> bool:
     return 4 * changed * SWEEP_BLOCK <= N and (K + 1) * D >= PARALLEL_SWEEP_WORK
 
 
-def _sweep_rows(model: ModelData, order, labels, K: int, first_sweep: bool, log_n0: float, uniforms,
+def new_cluster_weights(prior: PartitionPrior, model: ModelData) -> np.ndarray:
+    """The kernel's ``log_new`` for the rows ``model`` holds: a new cluster's ln weight for every
+    number of other clusters its arrays can hold (the kernel stops to grow them before more)."""
+    return prior.new_cluster_log_weights(model.N, model.capacity + 1)
+
+
+def _sweep_rows(model: ModelData, order, labels, K: int, first_sweep: bool, prior: PartitionPrior, uniforms,
                 sampling: bool, pool, threads: int, block: int):
     """One sweep over ``order`` (Gauss-Seidel, the reference's semantics); with a thread
     ``pool``, block by block: the block's scores in ``threads`` threads, then the visits in
@@ -60,17 +66,19 @@ def _sweep_rows(model: ModelData, order, labels, K: int, first_sweep: bool, log_
     (K, sum of the chosen scores, rows moved)."""
     N = len(order)
     score, changed, t = 0.0, 0, 0
+    log_new, gamma = new_cluster_weights(prior, model), float(prior.gamma)
     while t < N:
         t1 = min(t + block, N) if pool is not None else N
         pre, pre_k = _NO_PRE, 0
         if pool is not None:
             if K >= model.capacity:  # the scoring calls would stop at once, as a full sweep does
                 model.grow(K)
+                log_new = new_cluster_weights(prior, model)
             pre = np.empty((t1 - t, model.capacity))
             cuts = np.linspace(t, t1, threads + 1).astype(np.int64)
 
             def prescore(j, fams):
-                return dp_mixture.sweep(order, cuts[j], cuts[j + 1], labels, K, first_sweep, log_n0, model.d_new,
+                return dp_mixture.sweep(order, cuts[j], cuts[j + 1], labels, K, first_sweep, log_new, gamma, model.d_new,
                                       model.pconst, model.cnt, model.logcnt, fams, uniforms, NO_SAMPLING, pre, t,
                                       0, np.zeros(model.capacity, dtype=np.uint8), 0.0, True)
 
@@ -80,12 +88,13 @@ def _sweep_rows(model: ModelData, order, labels, K: int, first_sweep: bool, log_
                 job.result()
             pre_k = K
         scores = np.empty(model.capacity + 1) if sampling else NO_SAMPLING
-        stop, K, score, c = dp_mixture.sweep(order, t, t1, labels, K, first_sweep, log_n0, model.d_new, model.pconst,
+        stop, K, score, c = dp_mixture.sweep(order, t, t1, labels, K, first_sweep, log_new, gamma, model.d_new, model.pconst,
                                            model.cnt, model.logcnt, model.fams, uniforms, scores, pre, t, pre_k,
                                            np.zeros(model.capacity, dtype=np.uint8), score, False)
         changed += c
         if stop < t1:
             model.grow(K)  # the block's remaining rows are scored again, against the grown arrays
+            log_new = new_cluster_weights(prior, model)
         t = stop
     return K, score, changed
 
@@ -115,7 +124,7 @@ def _load_in_visiting_order(parsed: ParsedData, order: np.ndarray, init: np.ndar
     return model, labels, K, inverse
 
 
-def run_sweeps(parsed: ParsedData, N0: float, order: np.ndarray, tol: float, max_iter: int,
+def run_sweeps(parsed: ParsedData, N0, order: np.ndarray, tol: float, max_iter: int,
          rng: np.random.Generator | None = None, init: np.ndarray | None = None,
          threads: int = 1, final_only: bool = False) -> Iterator[SweepState]:
     """The sweep loop shared by MAP-DP and, when ``rng`` is given, collapsed Gibbs sampling
@@ -128,22 +137,23 @@ def run_sweeps(parsed: ParsedData, N0: float, order: np.ndarray, tol: float, max
     same labels and E bit for bit (:func:`_sweep_rows`). ``final_only``: only the states that can be
     the run's last (converged, at ``max_iter``, or one that the next sweep would repeat) are
     given, for a caller that keeps only the last state (:func:`last_state`); the others are
-    never built (no labels, joint or summaries computed for them)."""
+    never built (no labels, joint or summaries computed for them). ``N0``: the Dirichlet
+    process's concentration, or any :class:`~mapdp_core.engine.partition_prior.PartitionPrior`."""
     t0 = time.perf_counter()
     model, labels, K, inverse = _load_in_visiting_order(parsed, order, init)
     identity = np.arange(model.N, dtype=np.int64)
-    log_n0 = math.log(N0)
+    prior = as_partition_prior(N0)
     parallel = rng is None and threads > 1 and model.N >= PARALLEL_SWEEP_ROWS
     pool = ThreadPoolExecutor(threads - 1) if parallel else None
     try:
-        yield from _sweeps_of(model, labels, K, identity, None if inverse is None else order, inverse, N0, log_n0,
+        yield from _sweeps_of(model, labels, K, identity, None if inverse is None else order, inverse, prior,
                               tol, max_iter, rng, init, pool, threads, t0, final_only)
     finally:
         if pool is not None:
             pool.shutdown()
 
 
-def last_state(parsed: ParsedData, N0: float, random_state, init: np.ndarray | None = None, *,
+def last_state(parsed: ParsedData, N0, random_state, init: np.ndarray | None = None, *,
                shuffle: bool = True, max_iter: int = 100, tol: float = 1e-6) -> SweepState:
     """The final state of ``MAPDP(N0=N0, n_init=1, random_state=random_state, init=init,
     shuffle=shuffle, max_iter=max_iter, tol=tol)`` fitted on the rows ``parsed`` holds
@@ -155,12 +165,12 @@ def last_state(parsed: ParsedData, N0: float, random_state, init: np.ndarray | N
     order = np.arange(N, dtype=np.int64) if order is None else order
     start = None if init is None else check_init(init, N)
     state = None
-    for state in run_sweeps(parsed, float(N0), order, tol, max_iter, init=start, final_only=True):
+    for state in run_sweeps(parsed, N0, order, tol, max_iter, init=start, final_only=True):
         pass
     return state
 
 
-def _sweeps_of(model, labels, K, order, visit, inverse, N0, log_n0, tol, max_iter, rng, init, pool, threads, t0,
+def _sweeps_of(model, labels, K, order, visit, inverse, prior, tol, max_iter, rng, init, pool, threads, t0,
                final_only=False):
     """``_run``'s sweeps over rows stored in visiting order (``order`` the identity; ``visit``
     the input rows in that order, None when it is theirs); states give the labels in the
@@ -179,11 +189,11 @@ def _sweeps_of(model, labels, K, order, visit, inverse, N0, log_n0, tol, max_ite
         if rng is not None:  # one draw per input row, as without the copy
             uniforms = rng.random(N) if visit is None else rng.random(N)[visit]
         shared = pool is not None and iteration > 1 and _worth_sharing(changed, N, K, model.parsed.X.shape[1])
-        K, score, changed = _sweep_rows(model, order, labels, K, iteration == 1 and init is None, log_n0, uniforms,
+        K, score, changed = _sweep_rows(model, order, labels, K, iteration == 1 and init is None, prior, uniforms,
                                         rng is not None, pool if shared else None, threads, SWEEP_BLOCK)
         K = model.compact(labels, K)
         sizes = model.cnt[:K]
-        E = score - K * log_n0 - float(gammaln(sizes).sum())
+        E = score - prior.sweep_log_prior(sizes)
         converged = rng is None and abs(E_old - E) < tol
         if final_only and not (converged or iteration == max_iter or (
                 rng is None and tol > 0 and changed == 0 and not (iteration == 1 and init is None))):
@@ -194,7 +204,7 @@ def _sweeps_of(model, labels, K, order, visit, inverse, N0, log_n0, tol, max_ite
         state = SweepState(
             iteration=iteration, labels=labels if inverse is None else np.take(labels, inverse), n_clusters=K,
             objective=E,
-            neg_log_joint=model.neg_log_joint(K, N0, labels=labels), n_changed=changed,
+            neg_log_joint=model.neg_log_joint(K, prior, labels=labels), n_changed=changed,
             cluster_sizes=sizes.astype(np.int64), summaries=model.summaries(K),
             elapsed=time.perf_counter() - t0, converged=converged,
             algorithm="MAP-DP" if rng is None else "Gibbs",
@@ -233,7 +243,7 @@ class RowStep:
     opened: int
 
 
-def sweep_in_steps(parsed: ParsedData, N0: float, order: np.ndarray, start: np.ndarray | None = None,
+def sweep_in_steps(parsed: ParsedData, N0, order: np.ndarray, start: np.ndarray | None = None,
                    steps: int = 40) -> Iterator[RowStep]:
     """One MAP-DP sweep (PLOS Algorithm 3) watched part-way: from the partition ``start`` (labels
     0..K-1 in input order; None: every row in one cluster, with the first-sweep count of Appendix
@@ -248,7 +258,8 @@ def sweep_in_steps(parsed: ParsedData, N0: float, order: np.ndarray, start: np.n
     if inverse is None:
         inverse = order  # the identity
     identity = np.arange(N, dtype=np.int64)
-    log_n0 = math.log(N0)
+    prior = as_partition_prior(N0)
+    log_new, gamma = new_cluster_weights(prior, model), float(prior.gamma)
     every = max(1, math.ceil(N / max(int(steps), 1)))
     score, t = 0.0, 0
     while t < N:
@@ -257,12 +268,13 @@ def sweep_in_steps(parsed: ParsedData, N0: float, order: np.ndarray, start: np.n
         opened_before = K
         u = t
         while u < t1:
-            stop, K, score, _ = dp_mixture.sweep(identity, u, t1, labels, K, start is None, log_n0, model.d_new,
+            stop, K, score, _ = dp_mixture.sweep(identity, u, t1, labels, K, start is None, log_new, gamma, model.d_new,
                                                  model.pconst, model.cnt, model.logcnt, model.fams, NO_SAMPLING,
                                                  NO_SAMPLING, _NO_PRE, u, 0, np.zeros(model.capacity, dtype=np.uint8),
                                                  score, False)
             if stop < t1:
                 model.grow(K)
+                log_new = new_cluster_weights(prior, model)
             u = stop
         yield RowStep(visited=t1, rows=order[t:t1].copy(), labels=np.take(labels, inverse),
                       n_clusters=int(np.count_nonzero(model.cnt[:K] > 0)),

@@ -435,7 +435,7 @@ def split_sample_tests(model, df, likelihood=None, *, fraction: float = 0.5, ran
     m = min(N - 2, max(2, int(round(fraction * N))))
     order = rng.permutation(N)
     rows_a, rows_b = np.sort(order[:m]), np.sort(order[m:])
-    refit = MAPDP(N0=model.N0_, likelihood=fam, prior=prior, n_init=n_init,
+    refit = MAPDP(**model.partition_arguments(), likelihood=fam, prior=prior, n_init=n_init,
                   random_state=int(rng.integers(0, 2**31 - 1)), tol=model.tol, max_iter=model.max_iter,
                   merge=getattr(model, "merge_cutoff_", None)).fit(X.iloc[rows_a].reset_index(drop=True))
     with warnings.catch_warnings():  # a category half A never saw is scored as missing; fine here

@@ -72,7 +72,7 @@ def cluster_stability(model, n_resamples: int = 20, fraction: float = 0.8, rando
     scores = np.full((n_resamples, K), np.nan)
     for r in range(n_resamples):
         rows = np.sort(rng.choice(N, m, replace=False))
-        refit = MAPDP(N0=model.N0_, likelihood=likelihood, prior=prior, n_init=n_init,
+        refit = MAPDP(**model.partition_arguments(), likelihood=likelihood, prior=prior, n_init=n_init,
                       random_state=int(rng.integers(0, 2**31 - 1)), n_jobs=n_jobs,
                       tol=model.tol, max_iter=model.max_iter,
                       merge=getattr(model, "merge_cutoff_", None)).fit(X.iloc[rows].reset_index(drop=True))

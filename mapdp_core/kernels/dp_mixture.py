@@ -154,11 +154,16 @@ def _ng_loses(i, k, cut, X, loc, ivs, hexp, const):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def sweep(order, start, stop_at, labels, K, first_sweep, log_n0, d_new, pconst, cnt, logcnt, fams,
+def sweep(order, start, stop_at, labels, K, first_sweep, log_new, gamma, d_new, pconst, cnt, logcnt, fams,
           uniforms, scores, pre, pre_t0, pre_k, dirty, score_sum, prescoring):
     """One Gauss-Seidel sweep over ``order[start:stop_at]``; mutates labels and statistics.
 
-    MAP-DP takes the argmin of the scores d_ik - ln N_k^{-i}. With ``uniforms`` of length
+    MAP-DP takes the argmin of the scores d_ik - ln(N_k^{-i} + gamma) over the clusters and
+    d_i,new - ``log_new[t]`` for a new one, t being the clusters of the other rows (the last
+    entry of ``log_new`` for any larger t): the Dirichlet process has gamma 0 and one entry,
+    ln N0 (PLOS Algorithm 3); a mixture of finite mixtures has gamma > 0 and
+    ln gamma V_n(t+1) / V_n(t) (Miller & Harrison 2018, eq 3.3;
+    :mod:`mapdp_core.engine.partition_prior`). With ``uniforms`` of length
     N (one U(0, 1) draw per row), the sweep is instead a collapsed Gibbs sweep (Neal 2000,
     Algorithm 3): z_i is drawn with probability proportional to exp(-score), using
     ``scores`` (length >= capacity + 1) as scratch space.
@@ -200,6 +205,12 @@ def sweep(order, start, stop_at, labels, K, first_sweep, log_n0, d_new, pconst, 
     # Normal-Gamma columns alone: a cluster is dropped as soon as a lower bound of its score
     # passes the best so far (below)
     ng_only = not sample and ng_X.shape[1] > 1 and n_columns == ng_X.shape[1]
+    n_live = 0  # clusters holding a row: a new cluster's weight depends on their number
+    for k in range(K):
+        if cnt[k] > 0.0:
+            n_live += 1
+    last_new = log_new.shape[0] - 1
+    first_count = math.log(1.0 + gamma)  # Appendix B's count of 1 for the starting cluster, plus gamma
     for t in range(start, stop_at):
         if K >= cap:
             return t, K, score_sum, n_changed
@@ -226,7 +237,7 @@ def sweep(order, start, stop_at, labels, K, first_sweep, log_n0, d_new, pconst, 
             if own_clean:
                 best = pre[row, k_old]
             else:
-                log_nk = 0.0 if (first_sweep and k_old == 0) else math.log(n_without)
+                log_nk = first_count if (first_sweep and k_old == 0) else math.log(n_without + gamma)
                 best = _nlp_loo(i, k_old, fams) - log_nk
             best_k = k_old
         if prescoring:
@@ -251,7 +262,12 @@ def sweep(order, start, stop_at, labels, K, first_sweep, log_n0, d_new, pconst, 
                     continue
                 if own_clean:
                     continue  # NaN: a bound showed it loses to the (unchanged) own cluster
-            log_nk = 0.0 if (first_sweep and k == 0) else logcnt[k]
+            if first_sweep and k == 0:
+                log_nk = first_count
+            elif gamma == 0.0:
+                log_nk = logcnt[k]
+            else:
+                log_nk = math.log(cnt[k] + gamma)
             # prescoring keeps best at the own cluster's score: a cluster marked as losing
             # loses to the own cluster, which stays true while that cluster is untouched
             if prune and nw_const[k] - log_nk > best:
@@ -273,7 +289,8 @@ def sweep(order, start, stop_at, labels, K, first_sweep, log_n0, d_new, pconst, 
                 best_k = k
         if prescoring:
             continue
-        s_new = d_new[i] - log_n0
+        others = n_live - 1 if n_without <= 0.0 else n_live
+        s_new = d_new[i] - log_new[min(others, last_new)]
         if s_new < best:
             best = s_new
             best_k = K
@@ -301,6 +318,10 @@ def sweep(order, start, stop_at, labels, K, first_sweep, log_n0, d_new, pconst, 
         cnt[k] -= 1.0
         logcnt[k] = math.log(cnt[k]) if cnt[k] > 0.0 else -np.inf
         dirty[k] = 1
+        if cnt[k] <= 0.0:
+            n_live -= 1
+        if best_k == K:
+            n_live += 1
         K = _join(i, best_k, K, labels, cnt, logcnt, fams)
         dirty[best_k] = 1
     return stop_at, K, score_sum, n_changed

@@ -21,6 +21,7 @@ from typing import Iterator
 import numpy as np
 from mapdp_core.engine.merging import MERGE_CUTOFF
 from mapdp_core.engine.model_data import ModelData, extend_partition
+from mapdp_core.engine.partition_prior import DirichletProcess, PartitionPrior, as_partition_prior, finite_mixture_prior
 from mapdp_core.engine.sweeps import check_init, run_sweeps
 from mapdp_core.core.validation import (check_bool, check_int, is_dask_collection, make_rng, reject_1d,
                                         restart_plan)
@@ -61,6 +62,11 @@ class UnseenCategoryWarning(UserWarning):
     def __init__(self, message: str, cells: list):
         super().__init__(message)
         self.cells = cells
+
+
+def _engine_n0(N0):
+    """What the engine takes where it takes N0: the concentration as a float, or a prior on partitions."""
+    return N0 if isinstance(N0, PartitionPrior) else float(N0)
 
 
 def _check_params(N0, prior=None) -> None:
@@ -215,6 +221,18 @@ class MAPDP(SweepEstimator):
         Marchenko-Pastur noise edge (:class:`mapdp_core.selection.auto.WideProjection`, with the
         references); "components" skips the screen (every real-valued column's components);
         None clusters the columns themselves. ``wide_projection_`` shows what was done.
+    partition_prior : "dp", "mfm" or MixtureOfFiniteMixtures, default="dp"
+        The prior on partitions. "dp": the Dirichlet process's Chinese restaurant process with
+        concentration ``N0`` (PLOS eq 7), the papers' MAP-DP. "mfm": Miller & Harrison's (2018)
+        mixture of finite mixtures with its defaults, or pass
+        :class:`~mapdp_core.engine.partition_prior.MixtureOfFiniteMixtures` (``gamma``,
+        ``k_prior``, ``k_mean``): a prior on the number of components K and Dirichlet(gamma)
+        weights, so that a row joins cluster k with weight N_k + gamma and a new cluster with
+        weight gamma V_N(t+1) / V_N(t) (their eq 3.3); the sweep, the joint, the search of the
+        likelihood's prior and prediction all use it, and ``N0`` must stay "auto" (it has no N0).
+        Unlike the Dirichlet process, its posterior on K does not keep growing with N (Miller
+        & Harrison, JMLR 2014); see :mod:`mapdp_core.engine.partition_prior` and, for what it
+        changed on labelled tables, ``benchmarks/mfm_prior.py``. Tables in memory only.
     init : array-like of N labels, optional
         A starting partition for every restart instead of one cluster holding every row (any
         integer labels; each distinct value is one cluster). With the automatic search and no
@@ -260,7 +278,10 @@ class MAPDP(SweepEstimator):
     prior_ : list of dict
         Resolved hyperparameters per block.
     N0_ : float
-        The N0 used.
+        The N0 used (NaN under a mixture of finite mixtures, which has none).
+    partition_prior_ : PartitionPrior
+        The prior on partitions the fit used: ``DirichletProcess(N0_)`` or the mixture of finite
+        mixtures.
     likelihood_ : DataFrame
         One row per block column: column, family, reason (why ``"auto"`` chose it, or "given").
     dropped_columns_ : DataFrame
@@ -289,7 +310,7 @@ class MAPDP(SweepEstimator):
 
     def __init__(self, N0="auto", likelihood="auto", prior="auto", n_init=3, shuffle=True,
                  tol=1e-6, max_iter=100, random_state=None, n_jobs=None, restart_rows="auto", init=None,
-                 merge="auto", wide="auto"):
+                 merge="auto", wide="auto", partition_prior="dp"):
         self._init_params(locals())
 
     def _n_restarts(self) -> int:
@@ -300,6 +321,7 @@ class MAPDP(SweepEstimator):
 
     def _validate(self, X) -> Problem:
         _check_params(self.N0, self.prior)
+        mfm = finite_mixture_prior(self.partition_prior, self.N0)
         self._merge_cutoff(None)  # a bad ``merge`` or ``wide`` is said before any work
         from mapdp_core.selection.auto import check_wide
 
@@ -316,6 +338,8 @@ class MAPDP(SweepEstimator):
                     "likelihood='normal_wishart'), or key the prior by column.")
             auto = auto_likelihood(X, wide=self.wide)
             data, likelihood = auto.X, auto.likelihood
+        if mfm is not None:
+            N0 = mfm  # the engine takes a prior on partitions where it takes N0
         if (isinstance(prior, str) and prior == "auto") or (isinstance(N0, str) and N0 == "auto"):
             from mapdp_core.selection.auto import choose_hyperparameters
 
@@ -325,7 +349,7 @@ class MAPDP(SweepEstimator):
                 parse(data, likelihood, prior)  # the engine's messages before any search
             choice = choose_hyperparameters(
                 data, likelihood, search_prior=search_prior, search_N0=search_N0,
-                N0=1.0 if search_N0 else float(N0), prior=None if search_prior else prior,
+                N0=1.0 if search_N0 else _engine_n0(N0), prior=None if search_prior else prior,
                 allow_joint=auto is not None, random_state=self.random_state, n_jobs=self.n_jobs)
             likelihood, prior, N0 = choice.likelihood, choice.prior, choice.N0
         parsed = parse(data, likelihood, prior)
@@ -337,10 +361,10 @@ class MAPDP(SweepEstimator):
             start_on = lambda rows=None: choice.start_on(parsed.X, rows)  # noqa: E731
         else:
             start_on = lambda rows=None: None  # noqa: E731
-        settings = {"N0": float(N0), "input": X, "auto": auto, "choice": choice, "staged": None}
+        settings = {"N0": _engine_n0(N0), "input": X, "auto": auto, "choice": choice, "staged": None}
         rows = self._restart_rows()
         if rows is not None and N > rows and self._n_restarts() > 1:
-            settings["init"], settings["staged"] = self._restarts_on_rows(parsed, float(N0), start_on, rows)
+            settings["init"], settings["staged"] = self._restarts_on_rows(parsed, settings["N0"], start_on, rows)
         else:
             settings["init"] = start_on()
         return Problem(parsed, N, settings)
@@ -351,7 +375,7 @@ class MAPDP(SweepEstimator):
             return RESTART_ROWS
         return None if value is None else check_int(value, "restart_rows", 2)
 
-    def _restarts_on_rows(self, parsed: ParsedData, N0: float, start_on, n_rows: int):
+    def _restarts_on_rows(self, parsed: ParsedData, N0, start_on, n_rows: int):
         """The ``n_init`` restarts on ``n_rows`` random rows (see ``restart_rows``), each from
         ``start_on(rows)`` (None: one cluster): returns the best partition extended to every
         row, the full run's start, and what was run."""
@@ -412,7 +436,8 @@ class MAPDP(SweepEstimator):
         self.restart_neg_log_joints_ = self.restart_values_ if staged is None else staged["values"]
         self.restart_rows_ = problem.n_rows if staged is None else staged["rows"]
         self.prior_ = [{"family": b.family, "columns": b.names, **b.prior} for b in parsed.blocks]
-        self.N0_ = problem.settings["N0"]
+        self.partition_prior_ = as_partition_prior(problem.settings["N0"])
+        self.N0_ = self.partition_prior_.N0 if isinstance(self.partition_prior_, DirichletProcess) else math.nan
         auto, choice = problem.settings["auto"], problem.settings["choice"]
         self._auto = auto
         self.wide_projection_ = None if auto is None else auto.projection
@@ -522,7 +547,7 @@ class MAPDP(SweepEstimator):
         more = check_int(more, "more", 0)
         kept = getattr(self, "_k_evidence", None)
         if kept is None or kept[0] != more:
-            kept = (more, k_evidence(self._parsed, np.asarray(self.component_labels_, dtype=np.int64), float(self.N0_),
+            kept = (more, k_evidence(self._parsed, np.asarray(self.component_labels_, dtype=np.int64), self._fitted_prior(),
                                      more=more, seed=self._fixed_seed()))
             self._k_evidence = kept
         table = kept[1].copy()
@@ -542,7 +567,19 @@ class MAPDP(SweepEstimator):
         check_is_fitted(self, "labels_")
         self._need_rows_here("row_costs()")
         row = check_int(row, "row", 0)
-        return row_costs(self._parsed, np.asarray(self.component_labels_, dtype=np.int64), row, float(self.N0_))
+        return row_costs(self._parsed, np.asarray(self.component_labels_, dtype=np.int64), row, self._fitted_prior())
+
+    def partition_arguments(self) -> dict:
+        """The constructor arguments that refit under this fit's prior on partitions: ``N0`` for
+        the Dirichlet process, ``partition_prior`` for the mixture of finite mixtures."""
+        prior = self._fitted_prior()
+        if isinstance(prior, DirichletProcess):
+            return {"N0": prior.N0}
+        return {"partition_prior": prior}
+
+    def _fitted_prior(self):
+        """The fit's prior on partitions (a model fitted before it was recorded: the DP of ``N0_``)."""
+        return getattr(self, "partition_prior_", None) or DirichletProcess(float(self.N0_))
 
     def _need_rows_here(self, what: str) -> None:
         """Refuse, in words, what needs every fitted row in this process after a Dask fit."""
@@ -711,8 +748,9 @@ class MAPDP(SweepEstimator):
         model = self._fitted_model()
         nlp, nlp_prior = model.score_rows(M, self.n_components_)
         logw = np.empty((len(M), self.n_components_ + 1))
-        logw[:, :-1] = np.log(self.component_sizes_)[None, :] - nlp
-        logw[:, -1] = math.log(self.N0_) - nlp_prior
+        existing, new, _ = self._fitted_prior().mixture_log_weights(self.component_sizes_)
+        logw[:, :-1] = existing[None, :] - nlp
+        logw[:, -1] = new - nlp_prior
         beyond = np.all(logw == -np.inf, axis=1)
         if beyond.any():
             logw[beyond, -1] = -np.finfo(float).max
@@ -765,7 +803,8 @@ class MAPDP(SweepEstimator):
             return lazily(self, "score_samples", X)
         logw = self._log_weights(X)
         top = logw.max(axis=1)
-        return top + np.log(np.exp(logw - top[:, None]).sum(axis=1)) - math.log(self.N0_ + self.component_sizes_.sum())
+        return (top + np.log(np.exp(logw - top[:, None]).sum(axis=1))
+                - self._fitted_prior().mixture_log_weights(self.component_sizes_)[2])
 
     def score(self, X, y=None) -> float:
         """Mean held-out log predictive density (for cross-validation of N0 and priors)."""
@@ -779,45 +818,13 @@ class MAPDP(SweepEstimator):
         if is_dask_collection(X):
             from .partitioned_fit import fit_partitioned
 
+            if finite_mixture_prior(self.partition_prior, self.N0) is not None:
+                raise ValueError("partition_prior='mfm' fits a table in memory only: the mixture of finite mixtures' "
+                                 "weights depend on every row at once. Compute the Dask collection first, or use "
+                                 "partition_prior='dp'.")
             return fit_partitioned(self, X, RESTART_ROWS)
         return super().fit(X, y)
 
     def fit_predict(self, X, y=None):
         return self.fit(X).labels_
 
-
-class PredictsAsMAPDP:
-    """Prediction for an algorithm that finds a partition of MAP-DP's own model (SUGS, the DP
-    search): the partition is held as a fitted :class:`MAPDP` with the same likelihood, prior
-    and N0, so ``predict``, ``predict_proba`` and ``score_samples`` are MAP-DP's (PLOS
-    Appendix E), and so are ``prior_``, ``likelihood_`` and ``dropped_columns_``."""
-
-    def _hold_as_mapdp(self, problem: Problem, history, N0: float) -> None:
-        mapdp = MAPDP(N0=N0, likelihood=self.likelihood, prior=self.prior, n_init=1, shuffle=False, merge=None)
-        self._mapdp = mapdp._set_fitted(Problem(problem.data, problem.n_rows, {**problem.settings, "N0": N0}),
-                                        history, self.restart_values_)
-        for name in ("prior_", "likelihood_", "dropped_columns_", "n_features_in_", "feature_names_in_"):
-            if hasattr(self._mapdp, name):
-                setattr(self, name, getattr(self._mapdp, name))
-
-    def predict(self, X):
-        """MAP cluster of each new row given the fitted partition (-1 where a new cluster is the
-        most probable), as :meth:`MAPDP.predict` with the same N0 and prior."""
-        from sklearn.utils.validation import check_is_fitted
-
-        check_is_fitted(self, "labels_")
-        return self._mapdp.predict(X)
-
-    def predict_proba(self, X):
-        """As :meth:`MAPDP.predict_proba`: each fitted cluster's probability, a new one's last."""
-        from sklearn.utils.validation import check_is_fitted
-
-        check_is_fitted(self, "labels_")
-        return self._mapdp.predict_proba(X)
-
-    def score_samples(self, X):
-        """As :meth:`MAPDP.score_samples`: the log mixture predictive density of each new row."""
-        from sklearn.utils.validation import check_is_fitted
-
-        check_is_fitted(self, "labels_")
-        return self._mapdp.score_samples(X)

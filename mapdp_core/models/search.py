@@ -62,7 +62,8 @@ from mapdp_core.engine.model_data import ModelData
 from mapdp_core.core.validation import check_bool, check_choice, check_int
 from mapdp_core.core.estimator import Control, Problem, SweepEstimator, warm_up_hook
 from mapdp_core.families import warm_up_example
-from .mapdp import MAPDP, PredictsAsMAPDP
+from .mapdp import MAPDP
+from .predicts_as_mapdp import PredictsAsMAPDP
 from mapdp_core.core.state import SweepState
 
 __all__ = ["DPSearch", "eppf_completion", "ewens_log_prob", "ewens_completion", "search_cost"]

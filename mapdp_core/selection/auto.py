@@ -70,6 +70,7 @@ import pandas as pd
 
 from mapdp_core.engine.lloyd import kmeans_labels, standardized_view
 from mapdp_core.engine.model_data import ModelData, extend_partition
+from mapdp_core.engine.partition_prior import PartitionPrior
 from mapdp_core.core.encoding import encode_column
 from mapdp_core.core.estimator import run_many
 from mapdp_core.core.labels import relabel_by_first_appearance
@@ -585,7 +586,7 @@ def _choose(X: pd.DataFrame, likelihood: dict, *, search_prior: bool, search_N0:
         "structure": structures(likelihood, allow_joint, sparse) if search_prior else ("independent",),
         "spread": SPREAD_GRID if (search_prior and has_real) else (1.0,),
         "weight": WEIGHT_GRID if (search_prior and has_other) else (1.0,),
-        "N0": N0_GRID if search_N0 else (float(N0),),
+        "N0": N0_GRID if search_N0 else (N0 if isinstance(N0, PartitionPrior) else float(N0),),
     }
     results: dict[tuple, dict] = {}
     rows_out = []
@@ -716,7 +717,7 @@ def _choose(X: pd.DataFrame, likelihood: dict, *, search_prior: bool, search_N0:
     final_prior = prior_for(X, best)
     if rows_used is not None and parsed_used is None:
         parsed_used = parsed_for(best)
-    return AutoChoice(final_likelihood, final_prior, float(n0), float(spread), float(weight), structure, table,
+    return AutoChoice(final_likelihood, final_prior, n0 if isinstance(n0, PartitionPrior) else float(n0), float(spread), float(weight), structure, table,
                       len(Xs), found[0], labels, rows_used, parsed_used,
                       int(sum(r["stage"] == 4 for r in rows_out) and min(N, CHECK_ROWS)))
 

@@ -52,6 +52,30 @@ def test_use_it_runs_shows_and_keeps_the_n0_it_names(at):
     assert at.select_slider(key="w_N0").value == want and _title(at).startswith(f"<b>MAP-DP</b> (N0 = {want:g})")
 
 
+def test_the_mfm_prior_runs_on_every_page_and_tune_switches_back(at):
+    at.radio(key="w_partition").set_value("mfm").run()
+    _ok(at)
+    assert _title(at).startswith("<b>MAP-DP</b> (MFM prior)")
+    assert at.select_slider(key="w_N0").disabled
+    assert any("the mixture of finite mixtures has none" in c.value for c in at.caption)
+    k = _table(at, {"algorithm", "K"}).set_index("algorithm").loc["MAP-DP", "K"]
+    for page in ("pages/subtypes.py", "pages/compare.py", "pages/predict.py"):
+        at.switch_page(page).run()
+        _ok(at)
+        assert any("mixture-of-finite-mixtures prior" in c.value for c in at.caption), page
+    at.switch_page("pages/subtypes.py").run()
+    assert any(f"found **{k} cluster" in c.value for c in at.caption)  # the same fit as Explore's
+    at.switch_page("pages/tune.py").run()
+    _ok(at)
+    assert any("mixture of finite mixtures, which has no N0" in i.value for i in at.info)
+    at.button(key="apply_map").click().run()
+    _ok(at)
+    assert at.session_state["settings"]["partition"] == "dp"
+    at.switch_page("pages/explore.py").run()
+    _ok(at)
+    assert at.radio(key="w_partition").value == "dp" and _title(at).startswith("<b>MAP-DP</b> (N0 = ")
+
+
 def test_tune_explore_subtypes_round_trip_keeps_one_n0(at):
     at.switch_page("pages/tune.py").run()
     at.select_slider(key="w_tune_range").set_value((0.3, 10.0)).run()

@@ -303,6 +303,24 @@ def test_the_apps_mapdp_is_the_librarys_answer_on_the_raw_table(make):
     assert np.array_equal(again.final.labels, r.final.labels)
 
 
+def test_the_apps_mfm_is_the_librarys_answer_on_the_raw_table():
+    """One answer under the mixture of finite mixtures too: the app's search and run under
+    ``partition="mfm"`` give what ``MAPDP(partition_prior="mfm")`` gives on the raw table."""
+    d, raw = _uploaded(sources.clinical_data(n=200, n_subtypes=3, missing_rate=0.15, seed=2))
+    choice = runner.auto_settings(d, partition="mfm")
+    settings = runner.mapdp_settings(choice, partition="mfm")
+    assert np.isnan(settings["N0"]) and settings["partition_prior"] == "mfm"
+    r = runner.run(d, "MAP-DP", settings, restarts=3, seed=0, choice=choice)
+    m = MAPDP(random_state=0, n_init=3, partition_prior="mfm").fit(raw)
+    assert np.array_equal(r.final.labels, m.component_labels_)
+    assert r.restarts["objective"].min() == pytest.approx(m.neg_log_joint_, rel=1e-12)
+    model = runner.fitted_model(d, r)
+    assert np.array_equal(model.labels_, m.labels_) and np.isnan(model.N0_)
+    # an algorithm without the option (Gibbs) keeps the Dirichlet process at the slider's N0
+    est, _ = runner.estimator(d, "Gibbs", {**settings, "N0": 2.0}, choice=choice)
+    assert est.N0 == 2.0 and "partition_prior" not in est.get_params()
+
+
 def test_search_likelihood_reads_default_blocks_as_real_columns_and_keeps_a_users_mix(scenario, clinical):
     split, free = runner.search_likelihood(scenario)  # a scenario's default (x, y) block
     assert free and split == {"x": "normal_gamma", "y": "normal_gamma"}

@@ -13,6 +13,7 @@ from scipy.special import gammaln
 from mapdp_core import MAPDP
 from mapdp_core.core.spec import parse
 from mapdp_core.engine import sweeps
+from mapdp_core.engine.partition_prior import DirichletProcess
 from mapdp_core.engine.model_data import ModelData
 from mapdp_core.families import KERNEL_SLOTS
 from mapdp_core.families import normal_wishart as nw
@@ -128,7 +129,7 @@ def test_after_sweeps_the_completions_are_those_the_members_entered_with(rng):
     K = model.start(labels)
     order = rng.permutation(N).astype(np.int64)
     for sweep in range(4):
-        K, _, _ = sweeps._sweep_rows(model, order, labels, K, False, math.log(0.7), sweeps.NO_SAMPLING, False,
+        K, _, _ = sweeps._sweep_rows(model, order, labels, K, False, DirichletProcess(0.7), sweeps.NO_SAMPLING, False,
                                      None, 1, sweeps.SWEEP_BLOCK)
         K = model.compact(labels, K)
     fam = model.fams[NW]
