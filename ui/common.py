@@ -18,7 +18,7 @@ import streamlit as st
 
 import mapdp_core
 from explorer import animation, comparison, figures, runner, sharing, sources
-from mapdp_core import DirichletProcess, k_sentence
+from mapdp_core import DirichletProcess, k_sentence, outlier_sentence
 from mapdp_core.models import registry
 
 #: The demo a first visitor sees: PLOS Section 5.2, where K-means fails on unequal counts.
@@ -467,8 +467,9 @@ def show_k_evidence(page: str) -> None:
     params, _, model = fitted_mapdp()
     table = cached("k_evidence", params, model.k_evidence)
     merged = bool(len(getattr(model, "merges_", ())))
+    outliers = outlier_sentence(model.cluster_sizes_)  # the clusters read, after any grouping
     st.markdown("**How sure is K?** " + ("Of MAP-DP's components, before grouping: " if merged else "")
-                + k_sentence(table))
+                + k_sentence(table) + (f" Of the {model.n_clusters_} clusters read: {outliers}" if outliers else ""))
     with st.expander("The best partition found at each K"):
         st.caption("Fewer clusters: the fitted clusters merged two at a time, always the pair that loses least; more: "
                    "the cluster whose split in two loses least, split. Each bar is how many nats (natural-log units) "

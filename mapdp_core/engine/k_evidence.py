@@ -35,7 +35,7 @@ from mapdp_core.engine.lloyd import kmeans_labels, standardized_view
 from mapdp_core.engine.model_data import ModelData
 from mapdp_core.engine.partition_prior import as_partition_prior
 
-__all__ = ["ODDS_WORDS", "k_evidence", "k_sentence", "odds_words"]
+__all__ = ["ODDS_WORDS", "OUTLIER_ROWS", "k_evidence", "k_sentence", "odds_words", "outlier_sentence"]
 
 #: (least log odds in nats, words) in increasing order: Kass & Raftery (1995), Section 3.2,
 #: their 2 ln B thresholds 2, 6 and 10 halved.
@@ -207,6 +207,28 @@ def k_sentence(table: pd.DataFrame) -> str:
         text += (f" A partition with K = {int(r['K'])} ({r['how']}) is more probable than the fit by "
                  f"{_nats(-float(r['delta']))} nats: the fit stopped in a local optimum; more restarts may find it.")
     return text
+
+
+#: clusters of at most this many rows are said to be outliers rather than subtypes: rows that no
+#: larger cluster explains, as the two outlier pairs of PLOS Section 5.3 (whose K = 5 the paper
+#: reads as three clusters and two outlier groups)
+OUTLIER_ROWS = 2
+
+
+def outlier_sentence(sizes) -> str:
+    """What the clusters of at most :data:`OUTLIER_ROWS` rows among clusters of ``sizes`` are, in
+    one sentence ("" when there are none, or when every cluster is that small): a K counted with
+    a dozen one-row clusters is not a dozen subtypes."""
+    sizes = np.asarray(sizes, dtype=np.int64)
+    small = sizes <= OUTLIER_ROWS
+    if not small.any() or small.all():
+        return ""
+    n, rows, rest = int(small.sum()), int(sizes[small].sum()), int((~small).sum())
+    return (f"{n} of the {len(sizes)} clusters hold{'s' if n == 1 else ''} "
+            f"{'one or two rows' if OUTLIER_ROWS == 2 else 'a few rows'} "
+            f"({rows} row{'s' if rows != 1 else ''} in all): rows that no larger cluster explains, to be read as "
+            f"outliers rather than subtypes (as the outlier pairs of PLOS Section 5.3); {rest} cluster"
+            f"{'s hold' if rest != 1 else ' holds'} {OUTLIER_ROWS + 1} rows or more.")
 
 
 def _odds(delta: float) -> str:

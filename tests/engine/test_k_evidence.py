@@ -103,3 +103,15 @@ def test_k_evidence_is_kept_per_fit_and_returned_as_a_copy():
                                           (4.0, "much less probable"), (40.0, "far less probable")])
 def test_odds_in_words_follow_kass_and_raftery(delta, words):
     assert odds_words(delta) == words
+
+
+def test_outlier_sentence_counts_the_clusters_of_one_or_two_rows():
+    from mapdp_core.engine.k_evidence import outlier_sentence
+
+    said = outlier_sentence([88, 47, 4, 4, 2, 2, 1, 1, 1])
+    assert said.startswith("5 of the 9 clusters hold one or two rows (7 rows in all)")
+    assert said.endswith("4 clusters hold 3 rows or more.")
+    assert outlier_sentence([1, 300]).startswith("1 of the 2 clusters holds one or two rows (1 row in all)")
+    assert "1 cluster holds 3 rows" in outlier_sentence([1, 300])
+    assert outlier_sentence([50, 40, 3]) == ""  # none so small
+    assert outlier_sentence([1, 2, 1]) == ""  # every cluster is: nothing to set apart
