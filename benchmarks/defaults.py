@@ -298,14 +298,26 @@ def load_tables(wanted: set[str] | None, notes: list[str], unseal_heldout3: bool
 
 # ----------------------------------------------------------------------------- numeric view
 
+#: a text column whose observed cells are numbers at least this often is read as numbers by numeric_view
+NUMBERS_AS_TEXT = 0.9
+#: text columns with more levels than this are left out of numeric_view (free text, identifiers)
+MAX_ONE_HOT_LEVELS = 50
+
+
 def numeric_view(X: pd.DataFrame) -> np.ndarray:
     """The all-numeric, complete, standardised matrix the comparators (GMM, DP-GMM, K-means) see.
 
     What an analyst would do before calling a Gaussian mixture or K-means on a mixed table:
 
     * numeric columns (not bool) -> float; a missing cell gets the column's median (0 if the
-      column is entirely missing);
-    * text, categorical and bool columns -> a missing cell gets the column's mode, then one-hot
+      column is entirely missing); so do text columns whose observed cells are numbers at least
+      :data:`NUMBERS_AS_TEXT` of the time (numbers written as text, with "." or the like for a
+      missing value: read as numbers, the rest missing);
+    * text columns of more than :data:`MAX_ONE_HOT_LEVELS` levels are left out (free text or an
+      identifier: no analyst one-hot encodes them; held-out set 4's trial table has serum markers
+      written as text, whose one-hot view had 15 012 columns and ran the Gaussian mixture out of
+      memory);
+    * other text, categorical and bool columns -> a missing cell gets the column's mode, then one-hot
       encoding: one 0/1 column per level, except that a two-level column becomes a single
       indicator (scikit-learn's ``OneHotEncoder(drop="if_binary")``), which avoids a column that
       is exactly the complement of another;
@@ -325,6 +337,14 @@ def numeric_view(X: pd.DataFrame) -> np.ndarray:
             v = s.astype(object).where(s.notna(), None)
             observed = v.dropna()
             if observed.empty:
+                continue
+            as_numbers = pd.to_numeric(observed.astype(str), errors="coerce")
+            if as_numbers.notna().mean() >= NUMBERS_AS_TEXT:
+                w = pd.to_numeric(s.astype(object).where(s.notna(), None).astype(str), errors="coerce")
+                med = w.median()
+                parts.append(w.fillna(0.0 if pd.isna(med) else med).to_numpy(float)[:, None])
+                continue
+            if observed.astype(str).nunique() > MAX_ONE_HOT_LEVELS:
                 continue
             mode = observed.astype(str).mode().iloc[0]
             v = v.map(lambda a: mode if a is None else str(a))

@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -339,3 +340,21 @@ def test_summary_gives_the_held_out_set_its_own_targets(number):
         assert any(line.startswith(f"6. {group},") for line in lines)
     assert any(line.startswith(f"1. {this.upper()},") and "2 of 2" in line for line in lines)
     assert any(line.startswith(f"6. {this.upper()},") and "made_up_b" in line for line in lines)
+
+
+def test_the_peers_view_reads_numbers_written_as_text_and_leaves_out_free_text():
+    d = _defaults()
+    marker = [str(v) for v in np.linspace(1.0, 20.0, 20)]
+    marker[2] = "."  # numbers written as text, "." for a missing value (as in set 4's trial table)
+    X = pd.DataFrame({"marker": marker,
+                      "note": [f"visit {i}" for i in range(20)],  # one level per row: left out
+                      "arm": ["a", "b", "c", "a"] * 5})  # three levels: one-hot
+    d.MAX_ONE_HOT_LEVELS, before = 10, d.MAX_ONE_HOT_LEVELS
+    try:
+        Z = d.numeric_view(X)
+    finally:
+        d.MAX_ONE_HOT_LEVELS = before
+    assert Z.shape == (20, 1 + 3)
+    read = Z[:, 0]
+    assert np.all(np.diff(np.delete(read, 2)) > 0)  # read as the numbers they are
+    assert read[2] == pytest.approx(np.median(np.delete(read, 2)))  # the missing cell gets the median
