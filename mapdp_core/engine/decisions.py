@@ -9,7 +9,7 @@ option with the least cost
 where f(x_i | X_{-i,k}, theta0) is the posterior predictive of cluster k without row i and
 N_{k,-i} its size without row i. The first term says how well the row fits the cluster, the
 second how large the cluster is: N0 plays the size of the new cluster (the teaching point of
-the concentration). Under a mixture of finite mixtures (Miller & Harrison 2018, eq 3.3) the
+the concentration). Under a mixture of finite mixtures (Miller & Harrison 2018, their restaurant process) the
 size term is -ln(N_{k,-i} + gamma), and a new cluster's is -ln(gamma V_N(t+1) / V_N(t)) with t the
 clusters of the other rows (:mod:`mapdp_core.engine.partition_prior`). At a converged partition every row's least cost is its own cluster (the
 partition is a fixed point of the sweep), which is how this module is tested against the

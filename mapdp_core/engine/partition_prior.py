@@ -14,14 +14,14 @@ n_1..n_t,
 so a row joins existing cluster k with weight n_k (without the row) and a new one with weight N0.
 
 **Mixture of finite mixtures** (Miller & Harrison, "Mixture models with a prior on the number of
-components", JASA 113 (2018) 340-356; Sections 3.1-3.2): K ~ p_K on {1, 2, ...}, weights
-~ Dirichlet_K(gamma, ..., gamma), z_i ~ weights. The partition's distribution (their eq 3.2) is
+components", JASA 113 (2018) 340-356): K ~ p_K on {1, 2, ...}, weights
+~ Dirichlet_K(gamma, ..., gamma), z_i ~ weights. The partition's distribution is
 
     p(z) = V_n(t) prod_k gamma^(n_k),
     V_n(t) = sum_{k >= 1} k_(t) / (gamma k)^(n) p_K(k),
 
 with the rising factorial x^(m) = x (x+1) ... (x+m-1) and the falling factorial
-x_(m) = x (x-1) ... (x-m+1) (0 when m > x). The restaurant process that follows (their eq 3.3):
+x_(m) = x (x-1) ... (x-m+1) (0 when m > x). The restaurant process that follows:
 a row joins existing cluster k with weight n_k + gamma, a new one with weight
 gamma V_n(t+1) / V_n(t), where t counts the clusters of the other rows and n every row of the
 partition. Unlike the Dirichlet process, whose number of clusters grows without end as rows are
@@ -195,7 +195,7 @@ class MixtureOfFiniteMixtures(PartitionPrior):
         sizes = np.asarray(sizes, dtype=np.float64)
         n, t = int(sizes.sum()), len(sizes)
         now, more = self.log_v(n, t), self.log_v(n + 1, t + 1)
-        # p(z_new = k | z) = p(z with the new row in k) / p(z): the ratios of eq 3.2 for n + 1 and n rows
+        # p(z_new = k | z) = p(z with the new row in k) / p(z): the ratios of p(z) for n + 1 and n rows
         existing = np.log(sizes + self.gamma) + more[t] - now[t]
         new = math.log(self.gamma) + more[t + 1] - now[t]
         return existing, float(new)
@@ -208,7 +208,7 @@ class MixtureOfFiniteMixtures(PartitionPrior):
 @lru_cache(maxsize=64)
 def mfm_log_v(n: int, t_max: int, gamma: float, k_prior: str, k_mean: float) -> np.ndarray:
     """ln V_n(t) = ln sum_{k >= 1} k_(t) / (gamma k)^(n) p_K(k) for t = 0 .. ``t_max`` (Miller &
-    Harrison 2018, eq 3.2), -inf where t > n is impossible. The sum over k runs, in log space,
+    Harrison 2018, the partition distribution), -inf where t > n is impossible. The sum over k runs, in log space,
     until its terms lie 50 nats below the largest for every t (the range is doubled until then).
     Read-only result (cached)."""
     prior = MixtureOfFiniteMixtures(gamma, k_prior, k_mean)

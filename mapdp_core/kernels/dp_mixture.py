@@ -162,7 +162,7 @@ def sweep(order, start, stop_at, labels, K, first_sweep, log_new, gamma, d_new, 
     d_i,new - ``log_new[t]`` for a new one, t being the clusters of the other rows (the last
     entry of ``log_new`` for any larger t): the Dirichlet process has gamma 0 and one entry,
     ln N0 (PLOS Algorithm 3); a mixture of finite mixtures has gamma > 0 and
-    ln gamma V_n(t+1) / V_n(t) (Miller & Harrison 2018, eq 3.3;
+    ln gamma V_n(t+1) / V_n(t) (Miller & Harrison 2018, their restaurant process;
     :mod:`mapdp_core.engine.partition_prior`). With ``uniforms`` of length
     N (one U(0, 1) draw per row), the sweep is instead a collapsed Gibbs sweep (Neal 2000,
     Algorithm 3): z_i is drawn with probability proportional to exp(-score), using

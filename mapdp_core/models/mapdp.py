@@ -228,10 +228,10 @@ class MAPDP(SweepEstimator):
         :class:`~mapdp_core.engine.partition_prior.MixtureOfFiniteMixtures` (``gamma``,
         ``k_prior``, ``k_mean``): a prior on the number of components K and Dirichlet(gamma)
         weights, so that a row joins cluster k with weight N_k + gamma and a new cluster with
-        weight gamma V_N(t+1) / V_N(t) (their eq 3.3); the sweep, the joint, the search of the
+        weight gamma V_N(t+1) / V_N(t) (their restaurant process); the sweep, the joint, the search of the
         likelihood's prior and prediction all use it, and ``N0`` must stay "auto" (it has no N0).
-        Unlike the Dirichlet process, its posterior on K does not keep growing with N (Miller
-        & Harrison, JMLR 2014); see :mod:`mapdp_core.engine.partition_prior` and, for what it
+        Unlike the Dirichlet process's (Miller & Harrison, JMLR 2014), its posterior on K does
+        not keep growing with N; see :mod:`mapdp_core.engine.partition_prior` and, for what it
         changed on labelled tables, ``benchmarks/mfm_prior.py``. Tables in memory only.
     init : array-like of N labels, optional
         A starting partition for every restart instead of one cluster holding every row (any

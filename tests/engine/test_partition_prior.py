@@ -1,5 +1,5 @@
 """The mixture of finite mixtures (Miller & Harrison, JASA 2018) as MAP-DP's prior on partitions,
-checked against slow, obvious references written here from the paper's eq 3.2: V_n(t) summed
+checked against slow, obvious references written here from the paper's partition distribution: V_n(t) summed
 term by term in plain floats, ln p(z) of a whole partition, and a sweep that gives each row to the
 option of the largest ln p(X, z) computed from that whole-partition prior."""
 import math
