@@ -145,7 +145,8 @@ with left:
                    f"among {d.n_rows:,} rows (CRP, PLOS Appendix G).")
     else:
         st.caption("N0 is the Dirichlet process's: the mixture of finite mixtures has none. MAP-DP runs with "
-                   "`MAPDP(partition_prior=\"mfm\")` at the prior chosen from the data.")
+                   "`MAPDP(partition_prior=\"mfm\")` at the prior chosen from the data, and so does the Gibbs "
+                   "sampler; SUGS and DP search keep the Dirichlet process at this N0.")
     want_k = st.number_input("…or set N0 from an expected number of clusters", min_value=0.0, value=0.0, step=1.0,
                              key="w_expected_K", help="0 leaves N0 as on the slider.", disabled=not dp)
     if want_k > 0 and dp:

@@ -16,6 +16,7 @@ import numpy as np
 
 from mapdp_core.core.validation import check_int
 from mapdp_core.core.estimator import Control, Problem, SweepEstimator
+from mapdp_core.engine.partition_prior import finite_mixture_prior
 from mapdp_core.engine.sweeps import run_sweeps
 
 from .mapdp import MAPDP
@@ -41,6 +42,10 @@ class CollapsedGibbs(SweepEstimator):
     Parameters
     ----------
     N0, likelihood, prior : as :class:`~mapdp_core.MAPDP`.
+    partition_prior : "dp", "mfm" or MixtureOfFiniteMixtures, default="dp"
+        As :class:`~mapdp_core.MAPDP`: under the mixture of finite mixtures (N0 is then unused) this
+        is Miller & Harrison's (2018) collapsed Gibbs sampler for the MFM, the restaurant-process
+        weights N_k + gamma and gamma V_N(t+1) / V_N(t) in place of N_k and N0.
     n_sweeps : int, default=600
         Sweeps of each chain (all are run: a sampler does not converge to a point).
     %(n_init)s
@@ -63,12 +68,15 @@ class CollapsedGibbs(SweepEstimator):
     ui = {"n_sweeps": Control("Gibbs sweeps", "int", 100, 10, 600, short="sweeps",
                               help="PLOS Section 5 ran 600; the most probable partition visited is kept.")}
 
-    def __init__(self, N0=3.0, likelihood="normal_wishart", prior=None, n_sweeps=600, n_init=1, random_state=None):
+    def __init__(self, N0=3.0, likelihood="normal_wishart", prior=None, n_sweeps=600, n_init=1, random_state=None,
+                 partition_prior="dp"):
         self._init_params(locals())
 
     def _validate(self, X) -> Problem:
         n_sweeps = check_int(self.n_sweeps, "n_sweeps", 1)
-        problem = MAPDP(N0=self.N0, likelihood=self.likelihood, prior=self.prior, max_iter=n_sweeps)._validate(X)
+        mfm = finite_mixture_prior(self.partition_prior, "auto")  # the MFM has no N0: N0 is not read then
+        problem = MAPDP(N0=self.N0 if mfm is None else "auto", likelihood=self.likelihood, prior=self.prior,
+                        max_iter=n_sweeps, partition_prior=self.partition_prior if mfm is None else mfm)._validate(X)
         return Problem(problem.data, problem.n_rows, {**problem.settings, "n_sweeps": n_sweeps})
 
     def _sweeps(self, problem: Problem, order, rng) -> Iterator[SweepState]:

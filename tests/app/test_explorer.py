@@ -316,8 +316,11 @@ def test_the_apps_mfm_is_the_librarys_answer_on_the_raw_table():
     assert r.restarts["objective"].min() == pytest.approx(m.neg_log_joint_, rel=1e-12)
     model = runner.fitted_model(d, r)
     assert np.array_equal(model.labels_, m.labels_) and np.isnan(model.N0_)
-    # an algorithm without the option (Gibbs) keeps the Dirichlet process at the slider's N0
+    # the Gibbs sampler follows the MFM; an algorithm without the option (SUGS) keeps the
+    # Dirichlet process at the slider's N0
     est, _ = runner.estimator(d, "Gibbs", {**settings, "N0": 2.0}, choice=choice)
+    assert est.partition_prior == "mfm"
+    est, _ = runner.estimator(d, "SUGS", {**settings, "N0": 2.0}, choice=choice)
     assert est.N0 == 2.0 and "partition_prior" not in est.get_params()
 
 

@@ -279,3 +279,29 @@ def test_bad_partition_priors_are_refused_in_words(kwargs, words):
 def test_bad_mfm_settings_are_refused_in_words(kwargs, words):
     with pytest.raises(ValueError, match=words):
         MixtureOfFiniteMixtures(**kwargs)
+
+
+@pytest.mark.parametrize("prior", [MixtureOfFiniteMixtures(), MixtureOfFiniteMixtures(0.5, "poisson", 2.0)])
+def test_the_gibbs_sampler_draws_the_exact_mfm_posterior(prior):
+    """Miller & Harrison's collapsed sampler through the kernel's draws: on four rows, the share of
+    sweeps spent in each of the 15 partitions matches p(z | X) from the whole-partition joint."""
+    from mapdp_core import CollapsedGibbs
+
+    X = np.array([[0.0], [0.6], [2.5], [3.2]])
+    p = {"m0": np.array([1.5]), "c0": 0.2, "a0": 2.0, "B0": np.array([[0.5]])}
+    blocks = [("normal_wishart", [0], p)]
+    partitions = [canonical(z) for z in naive_partitions(4)]
+    joint = np.array([-slow_neg_log_joint(X, z, blocks, prior) for z in partitions])
+    exact = np.exp(joint - joint.max())
+    exact /= exact.sum()
+    sweeps = 6000
+    model = CollapsedGibbs(likelihood="normal_wishart", prior=p, partition_prior=prior, n_sweeps=sweeps,
+                           random_state=11)
+    seen = {}
+    for state in model.iter_sweeps(X):
+        if state.iteration > 50:  # past the start
+            key = tuple(canonical(np.asarray(state.labels)))
+            seen[key] = seen.get(key, 0) + 1
+    share = np.array([seen.get(tuple(z), 0) for z in partitions]) / (sweeps - 50)
+    assert 0.5 * np.abs(share - exact).sum() < 0.03, (share.round(3), exact.round(3))
+    assert exact.max() < 0.9  # the posterior is spread, so the test can tell priors apart
