@@ -193,27 +193,27 @@ def test_tune_page_grid_and_apply(at):
     assert _titles(_chart(at, "animation"))[0].startswith(f"<b>MAP-DP</b> (N0 = {n0:g})")
 
 
-def test_k_is_read_with_its_outlier_groups_apart(at):
-    """PLOS 5.3: MAP-DP's K = 5 holds the two outlier pairs; the K sentence says so, as the paper
-    reads it (three clusters and two outlier groups)."""
+def _simulated_subtypes(at, key: str, value: str) -> None:
+    """Data page: simulate with one generator widget set (``key`` to ``value``), then open Subtypes."""
     at.switch_page("pages/data.py").run()
     at.radio(key="w_data_source").set_value("Simulated").run()
-    at.selectbox(key="w_gen_section").set_value("5.3").run()
+    at.selectbox(key=key).set_value(value).run()
     at.button(key="generate").click().run()
     at.switch_page("pages/subtypes.py").run()
     _ok(at)
+
+
+def test_k_is_read_with_its_outlier_groups_apart(at):
+    """PLOS 5.3: MAP-DP's K = 5 holds the two outlier pairs; the K sentence says so, as the paper
+    reads it (three clusters and two outlier groups)."""
+    _simulated_subtypes(at, "w_gen_section", "5.3")
     said = [m.value for m in at.markdown if m.value.startswith("**How sure is K?**")]
     assert len(said) == 1 and "2 of the 5 clusters hold one or two rows (4 rows in all)" in said[0], said
     assert "3 clusters hold 3 rows or more" in said[0]
 
 
 def test_subtypes_on_mixed_data_with_gaps(at):
-    at.switch_page("pages/data.py").run()
-    at.radio(key="w_data_source").set_value("Simulated").run()
-    at.selectbox(key="w_generator").set_value("Clinical patients, mixed types with gaps").run()
-    at.button(key="generate").click().run()
-    at.switch_page("pages/subtypes.py").run()
-    _ok(at)
+    _simulated_subtypes(at, "w_generator", "Clinical patients, mixed types with gaps")
     d = at.session_state["data"]
     sizes = _table(at, {"cluster", "n", "fraction", "stability", "verdict"})
     assert sizes["n"].sum() == d.n_rows
