@@ -37,7 +37,8 @@ def peers(path):
         out[name] = dict(true=int(nums[0]), gmm=float(nums[4]), dp=float(nums[7]))
     return out
 
-PEERS = ["benchmarks/results/defaults-2026-11-26.txt", "benchmarks/results/defaults-2026-11-26-heldout3-first-use.txt"]
+PEERS = ["benchmarks/results/defaults-2026-11-26.txt", "benchmarks/results/defaults-2026-11-26-heldout3-first-use.txt",
+         "benchmarks/results/defaults-2026-11-27-heldout4.txt"]
 
 
 def per_set_lines(df, keys) -> list[str]:
