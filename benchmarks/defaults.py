@@ -340,7 +340,7 @@ def numeric_view(X: pd.DataFrame) -> np.ndarray:
                 continue
             as_numbers = pd.to_numeric(observed.astype(str), errors="coerce")
             if as_numbers.notna().mean() >= NUMBERS_AS_TEXT:
-                w = pd.to_numeric(s.astype(object).where(s.notna(), None).astype(str), errors="coerce")
+                w = pd.to_numeric(v.astype(str), errors="coerce")  # a missing cell ("None") and "." become NaN
                 med = w.median()
                 parts.append(w.fillna(0.0 if pd.isna(med) else med).to_numpy(float)[:, None])
                 continue

@@ -375,8 +375,8 @@ def _settings_rows(data: AppData, model, params: dict, choice, run) -> pd.DataFr
         rows = [{"setting": "N0 (concentration: how readily a new cluster opens)", "value": _number(params.get("N0")),
                  "how chosen": _how_chosen(params.get("N0"), None if choice is None else choice.N0, search)}]
     else:
-        rows = [{"setting": "prior on partitions", "value": "mixture of finite mixtures (geometric K, mean 10; "
-                 "Dirichlet(1) weights)", "how chosen": "set by the user"}]
+        rows = [{"setting": "prior on partitions", "value": model.partition_prior_.describe(),
+                 "how chosen": "set by the user"}]
     if "spread" in params:
         rows.append({"setting": "prior spread of the real-valued features (× the empirical-Bayes default)",
                      "value": _number(params["spread"]),
@@ -552,9 +552,9 @@ def _methods_section(data: AppData, model, params: dict, choice, stability, merg
          + ("chosen automatically, with the prior's spread, by the exact joint evidence p(X, z) of each candidate "
             "setting. " if auto else "set by the user. ")
          if params.get("partition_prior", "dp") == "dp" else
-         "In place of the Dirichlet process, the prior on partitions was a mixture of finite mixtures, with a "
-         "geometric prior of mean 10 on the number of components and Dirichlet(1) weights (Miller & Harrison, "
-         "JASA 2018), whose posterior number of clusters does not keep growing with the number of rows. "),
+         f"In place of the Dirichlet process, the prior on partitions was a {model.partition_prior_.describe()} "
+         "(Miller & Harrison, JASA 2018), whose posterior number of clusters does not keep growing with the number "
+         "of rows. "),
         "Missing values were left out of each row's likelihood (marginalised) rather than filled in; the imputed "
         f"values shown are for display only {cite('raykov2016plos')}. ",
         f"MAP-DP ran from {_number(params.get('restarts', 1))} restart(s) in random row orders (seed "

@@ -73,6 +73,10 @@ class PartitionPrior:
         the paper's E does)."""
         return self.log_prob(sizes)
 
+    def describe(self) -> str:
+        """The prior in words, for reports."""
+        raise NotImplementedError
+
     def predictive_log_weights(self, sizes) -> tuple[np.ndarray, float]:
         """ln p(z_new = k | z) for the clusters of sizes ``sizes`` and, second, for a new cluster:
         the prior weights of one more row (PLOS Appendix E, eq 33); they sum to 1."""
@@ -208,9 +212,9 @@ class MixtureOfFiniteMixtures(PartitionPrior):
 @lru_cache(maxsize=64)
 def mfm_log_v(n: int, t_max: int, gamma: float, k_prior: str, k_mean: float) -> np.ndarray:
     """ln V_n(t) = ln sum_{k >= 1} k_(t) / (gamma k)^(n) p_K(k) for t = 0 .. ``t_max`` (Miller &
-    Harrison 2018, the partition distribution), -inf where t > n is impossible. The sum over k runs, in log space,
-    until its terms lie 50 nats below the largest for every t (the range is doubled until then).
-    Read-only result (cached)."""
+    Harrison 2018, the partition distribution), -inf where t > n is impossible. The sum over k
+    runs, in log space, until its terms lie 50 nats below the largest for every t (the range is
+    doubled until then). Read-only result (cached)."""
     prior = MixtureOfFiniteMixtures(gamma, k_prior, k_mean)
     out = np.full(t_max + 1, -np.inf)
     span = 256

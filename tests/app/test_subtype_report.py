@@ -256,3 +256,18 @@ def test_the_subtypes_page_offers_the_report_as_an_html_file(monkeypatch):
     assert html.escape(SCRIPT) in document and SCRIPT not in document
     K = at.session_state["runs"][next(k for k in at.session_state["runs"] if k[1] == "model")].n_clusters_
     assert f"K = {K}" in " ".join(read.text)
+
+
+def test_a_report_under_the_mfm_says_its_prior_on_partitions(messy):
+    data = messy["data"]
+    choice = runner.auto_settings(data, partition="mfm")
+    params = {**runner.mapdp_settings(choice, partition="mfm"), "restarts": 1, "seed": 0, "time_budget": 60.0}
+    run = runner.run(data, "MAP-DP", {k: v for k, v in params.items() if k not in ("restarts", "seed", "time_budget")})
+    model = runner.fitted_model(data, run)
+    read = _read(subtype_report_html(data, model, params, choice=choice, settings={}, run=run))
+    text = " ".join(read.text)
+    said = model.partition_prior_.describe()
+    assert said.startswith("mixture of finite mixtures, geometric prior on K with mean 10")
+    assert f"the prior on partitions was a {said}" in text
+    assert ["prior on partitions", said] == read.table_with(["setting", "value"])[1][:2]
+    assert "The concentration parameter N0" not in text

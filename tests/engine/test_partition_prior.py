@@ -11,7 +11,8 @@ import pytest
 from mapdp_core import MAPDP, default_prior
 from mapdp_core.engine.partition_prior import (DirichletProcess, MixtureOfFiniteMixtures, as_partition_prior,
                                                mfm_log_v)
-from naive import _row_neg_log_predictive, naive_cluster_neg_log_marginal, naive_partitions
+from naive import (_row_neg_log_predictive, naive_cluster_neg_log_marginal, naive_mapdp, naive_neg_log_joint,
+                   naive_partitions)
 from test_exactness import MIXED_SPEC, mixed_data, three_shapes
 
 PRIORS = [MixtureOfFiniteMixtures(), MixtureOfFiniteMixtures(0.5, "poisson", 3.0),
@@ -235,12 +236,20 @@ def test_the_sweep_is_the_slow_sweep_on_mixed_columns_with_gaps():
         assert costs.loc[costs["chosen"], "cluster"].item() == m.component_labels_[row]
 
 
-def test_the_dirichlet_process_runs_unchanged():
+def test_the_dirichlet_process_is_the_papers_map_dp():
+    """partition_prior="dp" (the default) is PLOS Algorithm 3: the naive reference's labels and E
+    sequence, and the naive joint with the CRP's ln p(z)."""
     X = three_shapes(6, n=120)
-    a = MAPDP(N0=2.0, likelihood="normal_wishart", prior=None, n_init=2, random_state=1).fit(X)
-    b = MAPDP(N0=2.0, likelihood="normal_wishart", prior=None, n_init=2, random_state=1, partition_prior="dp").fit(X)
-    np.testing.assert_array_equal(a.labels_, b.labels_)
-    assert a.neg_log_joint_ == b.neg_log_joint_ and a.partition_prior_ == DirichletProcess(2.0)
+    p = default_prior("normal_wishart", X)
+    given = {k: p[k] for k in ("m0", "c0", "a0", "B0")}
+    m = MAPDP(N0=2.0, likelihood="normal_wishart", prior=given, n_init=1, shuffle=False,
+              partition_prior="dp").fit(X)
+    labels, E = naive_mapdp(X, 2.0, [("normal_wishart", [0, 1], p)])
+    np.testing.assert_array_equal(m.labels_, labels)
+    np.testing.assert_allclose(m.objective_history_, E, rtol=1e-9, atol=1e-9)
+    assert m.neg_log_joint_ == pytest.approx(naive_neg_log_joint(X, labels, 2.0, [("normal_wishart", [0, 1], p)]),
+                                             rel=1e-9)
+    assert m.partition_prior_ == DirichletProcess(2.0) and m.N0_ == 2.0
 
 
 def test_one_call_with_the_mfm_searches_the_prior_and_predicts():
