@@ -316,6 +316,10 @@ def encode_new_column(s: pd.Series, encoding: dict, name, *, unseen: list | None
         x = x - encoding["shift"]
     if "step" in encoding:
         x = x / encoding["step"]
+        # a level's number, as fitting rounds it (a step like 0.1 is not exact in binary: 0.5/0.1
+        # is 5.000000000000002); a value off the levels stays as it is, for the family to refuse
+        level = np.round(x)
+        x = np.where(np.abs(x - level) <= 1e-6, level, x)
     if "center" in encoding:
         x = (x - encoding["center"]) / encoding["scale"]
     return x

@@ -81,3 +81,19 @@ def test_an_ordinal_scale_is_read_the_same_in_any_unit(levels):
         assert np.array_equal(coded, codes)  # the same trials in every unit
     step, origin = lattice(x * 7.0)
     assert step == pytest.approx(7.0 * (levels[1] - levels[0]))
+
+
+def test_a_scale_whose_step_is_not_exact_in_binary_predicts_its_own_rows():
+    # levels 4.0, 4.1, ..., 4.5 in steps of 0.1: 0.5 / 0.1 is 5.000000000000002 in floats, which
+    # fitting rounds to the level's number; new rows must be coded the same, not refused as
+    # "not whole numbers" (found by predicting a held-out table on its own rows)
+    rng = np.random.default_rng(3)
+    z = rng.integers(0, 2, 160)
+    scale = np.round(4.0 + 0.1 * np.clip(rng.poisson(np.where(z == 1, 4.0, 0.5)), 0, 5), 1)
+    frame = pd.DataFrame({"scale": scale, "size": rng.normal(np.where(z == 1, 3.0, 0.0), 1.0)})
+    model = MAPDP(random_state=0).fit(frame)
+    assert model.likelihood_.set_index("column")["family"]["scale"] == "binomial"
+    assert model.predict_proba(frame).shape == (len(frame), model.n_clusters_ + 1)
+    assert np.isfinite(model.score_samples(frame)).all()
+    with pytest.raises(ValueError, match="whole numbers"):  # a value off the levels is still refused
+        model.predict(pd.DataFrame({"scale": [4.05], "size": [0.0]}))
