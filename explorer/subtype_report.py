@@ -34,6 +34,7 @@ import pandas as pd
 
 from mapdp_core.data.loading import suggest_roles_and_families
 from mapdp_core.engine.k_evidence import k_sentence, odds_words
+from mapdp_core.engine.merging import grouping_sentence
 from mapdp_core.evaluation.explain import describe_priors
 from mapdp_core.evaluation.profiles import cluster_profiles, feature_tests
 from mapdp_core.families import FAMILIES
@@ -59,6 +60,8 @@ CITATIONS = {
                      "processes mixtures. Electronic Journal of Statistics 10(2): 3548-3578. doi:10.1214/16-EJS1196",
     "hennig2010": "Hennig C (2010). Methods for merging Gaussian mixture components. Advances in Data Analysis and "
                   "Classification 4: 3-34. doi:10.1007/s11634-010-0058-3",
+    "guha2021": "Guha A, Ho N, Nguyen XL (2021). On posterior contraction of parameters and interpretability in "
+                "Bayesian mixture modeling. Bernoulli 27(4).",
     "hennig2007": "Hennig C (2007). Cluster-wise assessment of cluster stability. Computational Statistics & Data "
                   "Analysis 52(1): 258-271. doi:10.1016/j.csda.2006.11.025",
     "kass1995": "Kass RE, Raftery AE (1995). Bayes factors. Journal of the American Statistical Association 90(430): "
@@ -425,12 +428,8 @@ def _k_section(model, k_table) -> str:
     parts.append(f"<p><b>K = {K}</b> cluster{'s' if K != 1 else ''}"
                  + (f" (from {int(model.n_components_)} components of MAP-DP, grouped)" if merged else "") + ".</p>")
     if merged:
-        groups = [f"cluster {k} = component{'s' if (model.cluster_of_component_ == k).sum() > 1 else ''} "
-                  + ", ".join(str(c) for c in range(model.n_components_) if model.cluster_of_component_[c] == k)
-                  for k in range(model.n_clusters_)]
-        parts.append(f"<p>MAP-DP found {int(model.n_components_)} components; components whose rows the model "
-                     f"itself gives to each other at least {_number(100 * float(model.merge_cutoff_))} % of the time "
-                     f"form one cluster (Hennig 2010): {_e('; '.join(groups))}.</p>")
+        parts.append("<p>" + _e(grouping_sentence(model.cluster_of_component_, model.merges_, model.merge_cutoff_,
+                                                  getattr(model, "min_cluster_size_", None))) + "</p>")
     if k_table is None or not len(k_table):
         parts.append("<p>The evidence for K at neighbouring values could not be computed.</p>")
         return "".join(parts)
@@ -560,9 +559,14 @@ def _methods_section(data: AppData, model, params: dict, choice, stability, merg
         f"MAP-DP ran from {_number(params.get('restarts', 1))} restart(s) in random row orders (seed "
         f"{_number(params.get('seed', 0))}), keeping the partition with the lowest −ln p(X, z). ",
     ]
-    if merged:
+    rules = set(model.merges_["rule"]) if merged else set()
+    if "overlap" in rules:
         text.append("Overlapping components were grouped into clusters by their directly estimated misclassification "
                     f"probabilities (DEMP) {cite('hennig2010')}. ")
+    if "small cluster" in rules:
+        text.append(f"Groups of fewer than {_number(model.min_cluster_size_)} rows were read as part of the large "
+                    "cluster whose union with them had the best exact joint, unless their rows were far outliers "
+                    f"(a truncation of small mixture components {cite('guha2021')}). ")
     text.append("How sure K is was read from the exact joint of the best partitions found with fewer and more "
                 f"clusters, on the scale of Kass and Raftery {cite('kass1995')}. ")
     if stability is not None:

@@ -8,6 +8,7 @@ from mapdp_core.families import FAMILIES  # noqa: E402
 from mapdp_core.core.estimator import Control, SweepEstimator  # noqa: E402
 from mapdp_core.core.state import SweepState  # noqa: E402
 from mapdp_core.engine.k_evidence import k_sentence, outlier_sentence  # noqa: E402
+from mapdp_core.engine.merging import grouping_sentence  # noqa: E402
 from mapdp_core.engine.partition_prior import DirichletProcess, MixtureOfFiniteMixtures  # noqa: E402
 from mapdp_core.selection.auto import auto_likelihood, choose_hyperparameters  # noqa: E402
 from mapdp_core.selection.priors import (MapN0, expected_clusters, map_n0, n0_for_expected_clusters,  # noqa: E402
@@ -56,7 +57,7 @@ __all__ = [
     "clustering_scores", "match_labels", "match_label_sequence",
     "expected_clusters", "n0_for_expected_clusters", "map_n0", "MapN0", "n0_grid", "N0Grid",
     "scaled_prior", "cross_validate", "CrossValidation",
-    "cluster_profiles", "feature_tests", "bh_adjust", "Profiles", "cluster_stability", "k_sentence", "outlier_sentence",
+    "cluster_profiles", "feature_tests", "bh_adjust", "Profiles", "cluster_stability", "k_sentence", "outlier_sentence", "grouping_sentence",
     "auto_likelihood", "choose_hyperparameters",
     "HardHDP", "HardHDPHMM", "HardHDPHMMDirect", "MAPIHMM",
     "MixedEffectsMAPDP", "DirichletProcess", "MixtureOfFiniteMixtures",

@@ -18,7 +18,7 @@ import streamlit as st
 
 import mapdp_core
 from explorer import animation, comparison, figures, runner, sharing, sources
-from mapdp_core import DirichletProcess, k_sentence, outlier_sentence
+from mapdp_core import DirichletProcess, grouping_sentence, k_sentence, outlier_sentence
 from mapdp_core.models import registry
 
 #: The demo a first visitor sees: PLOS Section 5.2, where K-means fails on unequal counts.
@@ -449,16 +449,13 @@ def fitted_mapdp():
 
 def show_components(model) -> None:
     """Which of MAP-DP's components form each cluster, when overlapping components were grouped
-    (``MAPDP(merge=...)``), in a sentence; nothing when each component is a cluster."""
-    if not len(getattr(model, "merges_", ())):
-        return
-    groups = [", ".join(str(c) for c in range(model.n_components_) if model.cluster_of_component_[c] == k)
-              for k in range(model.n_clusters_)]
-    st.markdown(f"MAP-DP found **{model.n_components_} components**; those whose rows the model itself gives to "
-                f"each other at least {100 * float(model.merge_cutoff_):g} % of the time form one cluster (Hennig 2010), "
-                f"so there are **{model.n_clusters_} clusters**: "
-                + "; ".join(f"cluster {k} = component{'s' if ',' in g else ''} {g}" for k, g in enumerate(groups))
-                + ". The animation's sweeps show the components; its last frame colours them by cluster.")
+    (``MAPDP(merge=...)``) or small ones folded (``min_cluster_size``), in a sentence; nothing
+    when each component is a cluster."""
+    said = grouping_sentence(model.cluster_of_component_, getattr(model, "merges_", ()), model.merge_cutoff_,
+                             getattr(model, "min_cluster_size_", None))
+    if said:
+        st.markdown(escape_markdown(said, limit=None) + " The animation's sweeps show the components; its last frame colours them "
+                    "by cluster.")
 
 
 def show_k_evidence(page: str) -> None:

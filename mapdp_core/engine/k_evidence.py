@@ -35,7 +35,7 @@ from mapdp_core.engine.lloyd import kmeans_labels, standardized_view
 from mapdp_core.engine.model_data import ModelData
 from mapdp_core.engine.partition_prior import as_partition_prior
 
-__all__ = ["ODDS_WORDS", "OUTLIER_ROWS", "k_evidence", "k_sentence", "odds_words", "outlier_sentence"]
+__all__ = ["ODDS_WORDS", "OUTLIER_ROWS", "cluster_cost", "k_evidence", "k_sentence", "odds_words", "outlier_sentence"]
 
 #: (least log odds in nats, words) in increasing order: Kass & Raftery (1995), Section 3.2,
 #: their 2 ln B thresholds 2, 6 and 10 halved.
@@ -57,7 +57,7 @@ def _subset(parsed: ParsedData, rows: np.ndarray) -> ParsedData:
                       categories=parsed.categories)
 
 
-def _cost(parsed: ParsedData, rows: np.ndarray, n0) -> float:
+def cluster_cost(parsed: ParsedData, rows: np.ndarray, n0) -> float:
     """-ln p(X_S | theta0) plus the data-only constants of the rows S, as one cluster: the
     part of -ln p(X, z) that a cluster contributes besides the prior on partitions."""
     model = ModelData(_subset(parsed, rows))
@@ -103,7 +103,7 @@ def k_evidence(parsed: ParsedData, labels: np.ndarray, n0, *, more: int = 2, see
     N = len(labels)
     K = int(labels.max()) + 1
     groups = [np.flatnonzero(labels == k) for k in range(K)]
-    costs = [_cost(parsed, g, n0) for g in groups]
+    costs = [cluster_cost(parsed, g, n0) for g in groups]
     fitted = _crp([len(g) for g in groups], n0, N) + sum(costs)
     rows = [{"K": K, "neg_log_joint": fitted, "how": "the fitted partition", "fitted": True}]
     partitions = {K: labels.copy()}
@@ -122,7 +122,7 @@ def k_evidence(parsed: ParsedData, labels: np.ndarray, n0, *, more: int = 2, see
         for a_pos, a in enumerate(ids):
             for b in ids[a_pos + 1:]:
                 if (a, b) not in pair_cost:
-                    pair_cost[(a, b)] = _cost(parsed, np.sort(np.concatenate([members[a], members[b]])), n0)
+                    pair_cost[(a, b)] = cluster_cost(parsed, np.sort(np.concatenate([members[a], members[b]])), n0)
                 na, nb = len(members[a]), len(members[b])  # and the prior's factors: Gamma(n_a + n_b) for two
                 gain = (pair_cost[(a, b)] - cost[a] - cost[b]
                         - factor(na + nb) + factor(na) + factor(nb))
@@ -151,7 +151,7 @@ def k_evidence(parsed: ParsedData, labels: np.ndarray, n0, *, more: int = 2, see
             halves = _split(parsed, rows_k, seed + step)
             if halves is None:
                 continue
-            c1, c2 = _cost(parsed, halves[0], n0), _cost(parsed, halves[1], n0)
+            c1, c2 = cluster_cost(parsed, halves[0], n0), cluster_cost(parsed, halves[1], n0)
             sizes = [len(g) for _, g, _ in current if g is not rows_k] + [len(halves[0]), len(halves[1])]
             total = _crp(sizes, n0, N) + sum(cc for _, g, cc in current if g is not rows_k) + c1 + c2
             if best is None or total < best[0]:

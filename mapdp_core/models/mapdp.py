@@ -19,7 +19,7 @@ import warnings
 from typing import Iterator
 
 import numpy as np
-from mapdp_core.engine.merging import MERGE_CUTOFF
+from mapdp_core.engine.merging import MERGE_CUTOFF, auto_min_cluster_size
 from mapdp_core.engine.model_data import ModelData, extend_partition
 from mapdp_core.engine.partition_prior import DirichletProcess, PartitionPrior, as_partition_prior, finite_mixture_prior
 from mapdp_core.engine.sweeps import check_init, run_sweeps
@@ -211,6 +211,15 @@ class MAPDP(SweepEstimator):
         hyperparameter search ran (``N0`` or ``prior`` "auto"), else no merging, so that
         explicit settings give the paper's MAP-DP partition exactly. None: never merge.
         ``component_labels_`` always holds MAP-DP's own partition.
+    min_cluster_size : "auto", int or None, default="auto"
+        After merging, a cluster of fewer rows is read as part of the large cluster that
+        explains its rows best by the exact joint (:func:`~mapdp_core.engine.merging.fold_small_clusters`:
+        a few rows far from every large cluster open a component of their own; a K counted with
+        a dozen such components is not a dozen subtypes), unless its rows are far outliers
+        (:data:`~mapdp_core.engine.merging.FAR_OUTLIER_NATS`), and never into a single cluster.
+        "auto": :func:`~mapdp_core.engine.merging.auto_min_cluster_size` (1 % of the rows, at
+        least 3) when the hyperparameter search ran, else none. None: never fold. On a Dask
+        collection no cluster is folded (the joint of a union needs its rows here).
     wide : "auto", "components" or None, default="auto"
         With ``likelihood="auto"``, how a wide table (at least
         :data:`~mapdp_core.selection.auto.WIDE_COLUMNS` real-valued columns, more than a quarter of
@@ -254,9 +263,12 @@ class MAPDP(SweepEstimator):
     cluster_of_component_ : ndarray of shape (n_components_,)
         The cluster of each component.
     merges_ : DataFrame
-        The merges made, in order (step, merged, misclassification, clusters); empty if none.
+        The groupings made, in order (step, rule, merged, misclassification, nats, clusters:
+        :func:`~mapdp_core.engine.merging.group_components`); empty if none.
     merge_cutoff_ : float or None
         The cutoff ``merge`` applied to this fit (None: components were not grouped).
+    min_cluster_size_ : int or None
+        The size ``min_cluster_size`` applied to this fit (None: no cluster was folded).
     wide_projection_ : WideProjection or None
         With ``likelihood="auto"`` on a wide table (at least
         :data:`~mapdp_core.selection.auto.WIDE_COLUMNS` real-valued columns, more than a quarter
@@ -310,7 +322,7 @@ class MAPDP(SweepEstimator):
 
     def __init__(self, N0="auto", likelihood="auto", prior="auto", n_init=3, shuffle=True,
                  tol=1e-6, max_iter=100, random_state=None, n_jobs=None, restart_rows="auto", init=None,
-                 merge="auto", wide="auto", partition_prior="dp"):
+                 merge="auto", wide="auto", partition_prior="dp", min_cluster_size="auto"):
         self._init_params(locals())
 
     def _n_restarts(self) -> int:
@@ -322,7 +334,8 @@ class MAPDP(SweepEstimator):
     def _validate(self, X) -> Problem:
         _check_params(self.N0, self.prior)
         mfm = finite_mixture_prior(self.partition_prior, self.N0)
-        self._merge_cutoff(None)  # a bad ``merge`` or ``wide`` is said before any work
+        self._merge_cutoff(None)  # a bad ``merge``, ``min_cluster_size`` or ``wide`` is said before any work
+        self._min_cluster_size(None, 0)
         from mapdp_core.selection.auto import check_wide
 
         check_wide(self.wide)
@@ -451,7 +464,7 @@ class MAPDP(SweepEstimator):
         self._parsed = parsed
         self._model = _OnFirstUse()
         self._k_evidence = None  # k_evidence() of this fit, computed when first asked
-        self._group_components(parsed, self._merge_cutoff(choice))
+        self._group_components(parsed, self._merge_cutoff(choice), self._min_cluster_size(choice, len(parsed.X)))
 
     def _fixed_seed(self) -> int:
         """The seed of what a fit derives after its restarts (the merge sample, ``k_evidence``'s
@@ -474,26 +487,32 @@ class MAPDP(SweepEstimator):
                              "rows are given to each other at least 5 % of the time).")
         return cutoff
 
-    def _group_components(self, parsed, cutoff: float | None) -> None:
+    def _min_cluster_size(self, choice, n_rows: int) -> int | None:
+        """The size under which ``min_cluster_size`` folds a cluster in this fit, or None."""
+        value = self.min_cluster_size
+        if value is None or value is False:
+            return None
+        if isinstance(value, str):
+            if value != "auto":
+                raise ValueError(f"min_cluster_size={value!r}: pass 'auto', a whole number of rows, or None.")
+            return auto_min_cluster_size(n_rows) if choice is not None else None
+        return check_int(value, "min_cluster_size", 1)
+
+    def _group_components(self, parsed, cutoff: float | None, min_size: int | None) -> None:
         """labels_, n_clusters_ and cluster_sizes_ become the clusters (merged components);
         component_labels_, n_components_ and component_sizes_ keep MAP-DP's partition."""
-        import pandas as pd
-
         from mapdp_core.engine import merging
 
         self.component_labels_ = self.labels_
         self.n_components_ = self.n_clusters_
         self.component_sizes_ = self.cluster_sizes_
-        if cutoff is not None and self.n_components_ > 2:
-            cluster_of, merges = merging.merge_components(
-                parsed, np.asarray(self.labels_, dtype=np.int64), cutoff, min_clusters=2,
-                rows=merging.sample_rows(len(self.labels_), self._fixed_seed(), merging.MERGE_ROWS))
-        else:
-            cluster_of = np.arange(self.n_components_, dtype=np.int64)
-            merges = pd.DataFrame(columns=["step", "merged", "misclassification", "clusters"])
+        cluster_of, merges = merging.group_components(
+            parsed, np.asarray(self.labels_, dtype=np.int64), cutoff, min_size, self._fitted_prior(),
+            rows=merging.sample_rows(len(self.labels_), self._fixed_seed(), merging.MERGE_ROWS))
         self.cluster_of_component_ = cluster_of
         self.merges_ = merges
         self.merge_cutoff_ = cutoff
+        self.min_cluster_size_ = min_size
         if len(merges):
             self.labels_ = cluster_of[self.component_labels_]
             self.n_clusters_ = int(cluster_of.max()) + 1

@@ -283,13 +283,15 @@ def _group_on_sample(est, sample_fit, merge_components) -> None:
     cutoff = est._merge_cutoff(sample_fit.hyperparameter_search_)  # "auto" merges when the search ran
     K = est.n_components_
     cluster_of = np.arange(K, dtype=np.int64)
-    merges = pd.DataFrame(columns=["step", "merged", "misclassification", "clusters"])
+    merges = pd.DataFrame(columns=["step", "rule", "merged", "misclassification", "nats", "clusters"])
     if cutoff is not None and K > 2:
         tau = posterior_weights_from(est._fitted_model(), K, sample_fit._parsed.X)
-        cluster_of, merges = merge_components(sample_fit._parsed, None, cutoff, tau=tau, min_clusters=2)
+        cluster_of, merged = merge_components(sample_fit._parsed, None, cutoff, tau=tau, min_clusters=2)
+        merges = merged.assign(rule="overlap", nats=np.nan)[merges.columns]
     est.cluster_of_component_ = cluster_of
     est.merges_ = merges
     est.merge_cutoff_ = cutoff
+    est.min_cluster_size_ = None  # folding needs the rows of each union here
     if len(merges):
         table = cluster_of
         est.labels_ = est.component_labels_.map_blocks(lambda b: table[b], dtype=np.int64)

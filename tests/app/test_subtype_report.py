@@ -186,7 +186,9 @@ def test_methods_cite_the_papers_and_give_versions(messy):
     assert "PLOS ONE" in text and "Raykov YP, Boukouvalas A, Baig F, Little MA (2016)" in text
     assert "Simple approximate MAP inference for Dirichlet processes mixtures" in text
     assert "Electronic Journal of Statistics" in text
-    assert (CITATIONS["hennig2010"] in text) == bool(len(messy["model"].merges_))  # cited when components merged
+    rules = set(messy["model"].merges_["rule"]) if len(messy["model"].merges_) else set()
+    assert (CITATIONS["hennig2010"] in text) == ("overlap" in rules)  # cited when components merged
+    assert (CITATIONS["guha2021"] in text) == ("small cluster" in rules)  # and when small ones were folded
     versions = messy["read"].table_with(["package", "version"])
     assert {r[0] for r in versions[1:]} >= set(PACKAGES)
     assert all(r[1] and r[1] != "not installed" for r in versions[1:])
