@@ -26,7 +26,7 @@ from mapdp_core.core.estimator import TIE_TOLERANCE, SweepEstimator, best_restar
 from mapdp_core.evaluation.metrics import clustering_scores
 from mapdp_core.models.registry import algorithm
 from mapdp_core.core.spec import parse
-from mapdp_core.engine.merging import MERGE_CUTOFF
+from mapdp_core.engine.merging import MERGE_CUTOFF, auto_min_cluster_size
 from mapdp_core.engine.partition_prior import MixtureOfFiniteMixtures
 from mapdp_core.core.state import SweepState
 from mapdp_core.selection.auto import AutoChoice, choose_hyperparameters
@@ -193,8 +193,9 @@ def mapdp_settings(choice: AutoChoice, N0: float | None = None, spread: float = 
                    start: str = "search", merge: bool = True, partition: str = "dp") -> dict:
     """MAP-DP's app parameters from an automatic choice and the app's knobs: ``N0`` (None: the
     chosen one), ``spread`` and ``weight`` as multiples of the chosen ones, where restarts
-    begin (:data:`STARTS`) and whether overlapping components are grouped into clusters
-    (``MAPDP(merge=...)``, at :data:`mapdp_core.engine.merging.MERGE_CUTOFF`). With every knob
+    begin (:data:`STARTS`) and whether components are grouped into the clusters a person reads
+    (``MAPDP(merge=...)``, at :data:`mapdp_core.engine.merging.MERGE_CUTOFF`, and, in
+    :func:`estimator`, ``min_cluster_size`` at MAPDP()'s size for the table). With every knob
     left as chosen, :func:`run` and :func:`fitted_model` give what
     ``MAPDP(random_state=seed, n_init=restarts, restart_rows=None).fit`` gives. ``partition``:
     the prior on partitions, "dp" (the Dirichlet process with that N0) or "mfm" (the mixture of
@@ -253,6 +254,8 @@ def estimator(data: AppData, name: str, params: dict | None = None, *, restarts:
             params.pop("N0", None)
     if "merge" in allowed:  # MAP-DP's grouping of components; explicit, so that no setting turns it on unseen
         params["merge"] = merge
+        # small groups are folded with the same switch, at MAPDP()'s size for this table
+        params["min_cluster_size"] = None if merge is None else auto_min_cluster_size(data.n_rows)
     if start not in STARTS:
         raise ValueError(f"start={start!r}: MAP-DP starts from one of {list(STARTS)}.")
     if cls.input == "mixed":

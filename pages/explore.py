@@ -261,10 +261,12 @@ with left:
                               "animation shows clusters appear, and a restart may stop in a poorer optimum.")
         common.remember_setting("start", start)
         common.init_widget("w_merge", bool(common.setting("merge", True)))
-        merge = st.checkbox("Group overlapping components into clusters", key="w_merge",
+        merge = st.checkbox("Group components into the clusters a person reads", key="w_merge",
                             help="As MAPDP() does: components whose rows the model gives to each other at least 5 % of "
-                                 "the time form one cluster (Hennig 2010); a group that is not of the model's shape is "
-                                 "often covered by several components.")
+                                 "the time form one cluster (Hennig 2010), since a group that is not of the model's "
+                                 "shape is often covered by several components; then a small group (under 1 % of the "
+                                 "rows, or 3) is read as part of the large cluster that explains it best, unless its "
+                                 "rows are far outliers.")
         common.remember_setting("merge", merge)
         views = ["principal components"] if len(d.features) > 2 else []
         views += ["two features"] if len(d.features) >= 2 else ["one feature"]

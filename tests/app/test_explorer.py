@@ -280,11 +280,21 @@ def _uploaded(d):
     return sources.table_data(d.table, roles={label: "label"}), d.table.drop(columns=[label])
 
 
+def _with_stray_rows():
+    """Two groups and three rows far from both (small components that MAPDP() folds)."""
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame(np.vstack([rng.normal([0, 0], 1.0, (150, 2)), rng.normal([7, 0], 1.0, (150, 2)),
+                                    [[3.5, 6.0], [3.6, 6.3], [-4.0, -5.0]]]), columns=["x", "y"])
+    table["group"] = ["a"] * 150 + ["b"] * 150 + ["odd"] * 3
+    return _uploaded(sources.table_data(table, roles={"group": "label"}))
+
+
 @pytest.mark.parametrize("make", [lambda: (sources.scenario_data("5.3", n=800, seed=3),) * 2,
                                   lambda: _uploaded(sources.clinical_data(n=200, n_subtypes=3, missing_rate=0.15,
                                                                           seed=2)),
-                                  lambda: _uploaded(sources.builtin_data("palmer_penguins"))],
-                         ids=["scenario-block", "mixed-with-gaps", "text-columns"])
+                                  lambda: _uploaded(sources.builtin_data("palmer_penguins")),
+                                  _with_stray_rows],
+                         ids=["scenario-block", "mixed-with-gaps", "text-columns", "small-groups-folded"])
 def test_the_apps_mapdp_is_the_librarys_answer_on_the_raw_table(make):
     """One answer: at the chosen settings the app's recorded run gives what ``MAPDP()`` gives on
     the raw table (structure, prior, N0 and the search's start), partition and joint."""
@@ -298,6 +308,7 @@ def test_the_apps_mapdp_is_the_librarys_answer_on_the_raw_table(make):
     assert r.restarts["objective"].min() == pytest.approx(m.neg_log_joint_, rel=1e-12)
     model = runner.fitted_model(d, r)  # and its fitted model groups them as MAPDP() does
     assert np.array_equal(model.labels_, m.labels_) and model.n_clusters_ == m.n_clusters_
+    assert model.min_cluster_size_ == m.min_cluster_size_ and model.merges_.equals(m.merges_)
     # without the choice the runner makes the same one
     again = runner.run(d, "MAP-DP", runner.mapdp_settings(choice), restarts=3, seed=0)
     assert np.array_equal(again.final.labels, r.final.labels)
