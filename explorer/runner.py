@@ -31,6 +31,7 @@ from mapdp_core.engine.partition_prior import MixtureOfFiniteMixtures
 from mapdp_core.core.state import SweepState
 from mapdp_core.selection.auto import AutoChoice, choose_hyperparameters
 from mapdp_core.selection.auto import sparse_real_columns
+from mapdp_core.selection.auto import CATEGORICAL_SCALES, is_joint
 from mapdp_core.selection.auto import structured_likelihood as structured
 from mapdp_core.selection.priors import scaled_prior
 
@@ -163,6 +164,17 @@ def likelihood_for(data: AppData, structure: str | None) -> dict:
         return dict(data.likelihood)
     likelihood = search_likelihood(data)[0]
     return structured(likelihood, structure, sparse_real_columns(data.X, likelihood))  # as MAPDP() builds its block
+
+
+def structure_phrase(structure: str) -> str:
+    """What a chosen ``structure`` (:func:`mapdp_core.selection.auto.structures`) adds to a
+    sentence on the chosen settings: "" for independent columns as suggested."""
+    said = []
+    if is_joint(structure):
+        said.append("the real-valued features as one correlated block")
+    if structure.endswith(CATEGORICAL_SCALES):
+        said.append("the ordinal scales' levels each with its own probability (categorical, not binomial)")
+    return "".join(", " + part for part in said)
 
 
 def auto_settings(data: AppData, random_state=0, partition: str = "dp") -> AutoChoice:

@@ -391,8 +391,10 @@ def _settings_rows(data: AppData, model, params: dict, choice, run) -> pd.DataFr
     if params.get("structure") is not None:
         words = {"joint": "the real-valued features as one correlated (Normal-Wishart) block",
                  "independent": "each real-valued feature on its own"}
+        base, _, scales = params["structure"].partition("+")
         rows.append({"setting": "structure of the real-valued features",
-                     "value": words.get(params["structure"], params["structure"]),
+                     "value": words.get(base, base) + ("; ordinal scales as categories (each level its own "
+                                                       "probability)" if scales else ""),
                      "how chosen": ("automatic: " + search if choice is not None
                                     and params["structure"] == choice.structure else "given")})
     rows.append({"setting": "likelihood per feature", "value": "see the data section",

@@ -38,7 +38,7 @@ from mapdp_core.engine.k_evidence import cluster_cost
 from mapdp_core.engine.model_data import ModelData
 
 __all__ = ["FAR_OUTLIER_NATS", "MERGE_CUTOFF", "MERGE_ROWS", "SMALL_CLUSTER_ROWS", "SMALL_CLUSTER_SHARE",
-           "auto_min_cluster_size", "fold_small_clusters", "group_components", "grouping_sentence", "merge_components",
+           "auto_min_cluster_size", "fold_small_clusters", "min_cluster_size_for", "group_components", "grouping_sentence", "merge_components",
            "posterior_weights", "posterior_weights_from", "sample_rows"]
 
 #: ``MAPDP(merge="auto")``'s cutoff: merge two clusters while a row of one is given to the other
@@ -169,6 +169,20 @@ FAR_OUTLIER_NATS = 100.0
 def auto_min_cluster_size(n_rows: int) -> int:
     """The smallest cluster that ``min_cluster_size="auto"`` keeps for a table of ``n_rows``."""
     return max(SMALL_CLUSTER_ROWS, math.ceil(SMALL_CLUSTER_SHARE * n_rows))
+
+
+def min_cluster_size_for(value, searched: bool, n_rows: int) -> int | None:
+    """The size under which ``MAPDP(min_cluster_size=value)`` folds a cluster in a fit of
+    ``n_rows`` rows (``searched``: the hyperparameter search ran), or None; a bad value is said."""
+    from mapdp_core.core.validation import check_int
+
+    if value is None or value is False:
+        return None
+    if isinstance(value, str):
+        if value != "auto":
+            raise ValueError(f"min_cluster_size={value!r}: pass 'auto', a whole number of rows, or None.")
+        return auto_min_cluster_size(n_rows) if searched else None
+    return check_int(value, "min_cluster_size", 1)
 
 
 def fold_small_clusters(parsed: ParsedData, labels: np.ndarray, min_size: int, prior,

@@ -19,7 +19,7 @@ import warnings
 from typing import Iterator
 
 import numpy as np
-from mapdp_core.engine.merging import MERGE_CUTOFF, auto_min_cluster_size
+from mapdp_core.engine.merging import MERGE_CUTOFF, min_cluster_size_for
 from mapdp_core.engine.model_data import ModelData, extend_partition
 from mapdp_core.engine.partition_prior import DirichletProcess, PartitionPrior, as_partition_prior, finite_mixture_prior
 from mapdp_core.engine.sweeps import check_init, run_sweeps
@@ -489,14 +489,7 @@ class MAPDP(SweepEstimator):
 
     def _min_cluster_size(self, choice, n_rows: int) -> int | None:
         """The size under which ``min_cluster_size`` folds a cluster in this fit, or None."""
-        value = self.min_cluster_size
-        if value is None or value is False:
-            return None
-        if isinstance(value, str):
-            if value != "auto":
-                raise ValueError(f"min_cluster_size={value!r}: pass 'auto', a whole number of rows, or None.")
-            return auto_min_cluster_size(n_rows) if choice is not None else None
-        return check_int(value, "min_cluster_size", 1)
+        return min_cluster_size_for(self.min_cluster_size, choice is not None, n_rows)
 
     def _group_components(self, parsed, cutoff: float | None, min_size: int | None) -> None:
         """labels_, n_clusters_ and cluster_sizes_ become the clusters (merged components);
@@ -641,14 +634,18 @@ class MAPDP(SweepEstimator):
         """likelihood_, dropped_columns_, hyperparameter_search_ and hyperparameters_ (see the class docstring)."""
         import pandas as pd
 
+        from mapdp_core.selection.auto import is_joint
+
         reasons = dict(zip(auto.table["column"], auto.table["reason"])) if auto is not None else {}
         rows = []
         for b in parsed.blocks:
             joint = len(b.names) > 1 and FAMILIES[b.family].kind == "block"
             for name in b.names:
                 why = reasons.get(name, "given")
-                if joint and choice is not None and choice.structure == "joint":
+                if joint and choice is not None and is_joint(choice.structure):
                     why = f"{why}; with the other real-valued columns as one correlated block (chosen by the evidence)"
+                elif b.family == "categorical" and auto is not None and auto.likelihood.get(name) == "binomial":
+                    why = f"{why}; each level its own probability (categorical), chosen over binomial by the evidence"
                 rows.append({"column": name, "family": b.family, "reason": why})
         self.likelihood_ = pd.DataFrame(rows, columns=["column", "family", "reason"])
         self.dropped_columns_ = (auto.dropped.copy() if auto is not None

@@ -31,7 +31,9 @@ empirical-Bayes defaults:
 * ``weight``: the Beta, Gamma and Dirichlet priors' pseudo-observations times w;
 * ``structure``: the real-valued columns as independent normal_gamma columns, or as one
   Normal-Wishart block with correlations (only with ``likelihood="auto"``, 2 to
-  :data:`MAX_JOINT_COLUMNS` such columns);
+  :data:`MAX_JOINT_COLUMNS` such columns); and, where columns were suggested as binomial
+  (counts of trials, ordinal scales), each structure also with those columns categorical
+  (:data:`CATEGORICAL_SCALES`, :func:`structures`);
 * ``N0`` on :data:`N0_GRID`, the range of the papers' experiments (PLOS Section 5 uses 3).
 
 Why this criterion (measured while choosing the method, on the tuning tables of
@@ -483,10 +485,24 @@ def sparse_real_columns(X, likelihood) -> frozenset:
     return frozenset(c for c, share in zip(real, observed) if share < MIN_JOINT_OBSERVED)
 
 
+#: A structure's suffix for "the columns suggested as binomial read as categorical instead".
+CATEGORICAL_SCALES = "+categorical scales"
+
+
+def is_joint(structure: str) -> bool:
+    """Whether ``structure`` puts the real-valued columns in one Normal-Wishart block."""
+    return structure.split("+")[0] == "joint"
+
+
 def structured_likelihood(likelihood, structure: str, leave_out=frozenset()):
     """``likelihood`` with its normal_gamma columns as one Normal-Wishart block ("joint") or as
-    they are; columns in ``leave_out`` (:func:`sparse_real_columns`) stay on their own."""
-    if structure != "joint":
+    they are; columns in ``leave_out`` (:func:`sparse_real_columns`) stay on their own. With
+    :data:`CATEGORICAL_SCALES` appended, its binomial columns (a count of trials, or an ordinal
+    scale's levels 0..n) are categorical: each level its own probability in each cluster."""
+    if structure.endswith(CATEGORICAL_SCALES):
+        likelihood = {c: ("categorical" if f == "binomial" and not isinstance(c, tuple) else f)
+                      for c, f in likelihood.items()}
+    if not is_joint(structure):
         return likelihood
     real = [c for c, f in likelihood.items()
             if f == "normal_gamma" and not isinstance(c, tuple) and c not in leave_out]
@@ -498,12 +514,20 @@ def structured_likelihood(likelihood, structure: str, leave_out=frozenset()):
 
 
 def structures(likelihood: dict, allow_joint: bool, leave_out=frozenset()) -> tuple:
-    """The structures worth comparing for ``likelihood`` (a block needs two columns not left out)."""
+    """The structures worth comparing for ``likelihood`` (a block needs two columns not left out),
+    each also with the binomial columns read as categorical (:data:`CATEGORICAL_SCALES`) when
+    there are any: both are distributions over the same levels 0..n, so the exact joint
+    compares them as it compares the structures (a binomial column is rigid, variance
+    n p (1 - p) in every cluster, and a scale that is not binomial within groups is covered by
+    many clusters: the 1-10 scores of breast_cancer_wisconsin_original gave K = 14)."""
     if not isinstance(likelihood, dict):
         return ("independent",)
     n_real = sum(f == "normal_gamma" and not isinstance(c, tuple) and c not in leave_out
                  for c, f in likelihood.items())
-    return ("independent", "joint") if allow_joint and 2 <= n_real <= MAX_JOINT_COLUMNS else ("independent",)
+    base = ("independent", "joint") if allow_joint and 2 <= n_real <= MAX_JOINT_COLUMNS else ("independent",)
+    if allow_joint and any(f == "binomial" and not isinstance(c, tuple) for c, f in likelihood.items()):
+        base += tuple(b + CATEGORICAL_SCALES for b in base)
+    return base
 
 
 def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: bool = True,
@@ -552,7 +576,7 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
                 n_jobs=n_jobs, search_rows=search_rows)
     choice = _choose(X, likelihood, extra_starts=False, random_state=random_state, **args)
     one_cluster = choice.search_labels is not None and int(np.max(choice.search_labels)) == 0
-    if not (one_cluster and "joint" in set(choice.table["structure"])):
+    if not (one_cluster and any(map(is_joint, choice.table["structure"]))):
         return choice
     again = _choose(X, likelihood, extra_starts=True, random_state=second_state, **args)
     return again if again.neg_log_joint < choice.neg_log_joint else choice
@@ -615,7 +639,7 @@ def _choose(X: pd.DataFrame, likelihood: dict, *, search_prior: bool, search_N0:
 
     view = standardized_view(searched)  # the K-means starts' view, computed once
     over = _oversegmented(view, seed)
-    coarse = _coarse_starts(view, seed) if "joint" in grid["structure"] else []
+    coarse = _coarse_starts(view, seed) if any(map(is_joint, grid["structure"])) else []
     if extra_starts and coarse:
         coarse += _whitened_starts(view, seed)
 
@@ -629,7 +653,7 @@ def _choose(X: pd.DataFrame, likelihood: dict, *, search_prior: bool, search_N0:
         # what MAPDP(N0, likelihood, prior, n_init=1, random_state=seed, init=...).fit(Xs) ends
         # with, on the rows parsed once per prior: the estimator's own checks and parse cost
         # more than these 500-row runs (about 40 of them per search)
-        starts = (None, over, *coarse) if cand[0] == "joint" else (None, over)
+        starts = (None, over, *coarse) if is_joint(cand[0]) else (None, over)
         runs = [last_state(parsed_for(cand), cand[3], seed, init) for init in starts]
         m = min(runs, key=lambda r: r.neg_log_joint)
         return {"structure": cand[0], "spread": cand[1], "weight": cand[2], "N0": cand[3],
