@@ -159,7 +159,8 @@ def search_likelihood(data: AppData) -> tuple[dict, bool]:
 def likelihood_for(data: AppData, structure: str | None) -> dict:
     """The likelihood MAP-DP fits to ``data`` with a ``structure`` (:func:`mapdp_settings`): the
     real-valued columns of :func:`search_likelihood` on their own ("independent") or as one
-    Normal-Wishart block ("joint"); None: the data's likelihood as it is."""
+    Normal-Wishart block ("joint"), either with "+categorical scales" appended (the binomial
+    columns categorical); None: the data's likelihood as it is."""
     if structure is None:
         return dict(data.likelihood)
     likelihood = search_likelihood(data)[0]
@@ -244,7 +245,8 @@ def estimator(data: AppData, name: str, params: dict | None = None, *, restarts:
 
     Algorithms that read a mixed table (MAP-DP, Gibbs, SUGS, DP search) get the data's likelihood per column
     (with ``structure`` "independent" or "joint", the real-valued columns of :func:`search_likelihood`
-    on their own or as one Normal-Wishart block; absent, the data's likelihood as it is) and the prior
+    on their own or as one Normal-Wishart block, and with "+categorical scales" the binomial columns
+    categorical; absent, the data's likelihood as it is) and the prior
     scaled by the app's knobs ``spread`` and ``weight``
     (:func:`mapdp_core.selection.priors.scaled_prior`); numeric ones get :func:`numeric_matrix`. Restarts
     visit rows in random orders where the algorithm has a visiting order (PLOS Appendix C). With

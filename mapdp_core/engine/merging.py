@@ -265,12 +265,12 @@ def group_components(parsed: ParsedData, labels: np.ndarray, cutoff: float | Non
     if min_size is not None and cluster_of.max(initial=0) + 1 > 2:
         fold_of, folds = fold_small_clusters(parsed, cluster_of[labels], min_size, prior, min_clusters=2)
         left = int(cluster_of.max()) + 1
+
+        def named(c):  # a cluster as its components, "0+3"
+            return "+".join(map(str, np.flatnonzero(cluster_of == c)))
+
         for r in folds.sort_values("rows", ascending=False, kind="stable").itertuples():
             left -= 1
-
-            def named(c):
-                return "+".join(map(str, np.flatnonzero(cluster_of == c)))
-
             steps.append({"rule": "small cluster", "merged": f"{named(r.folded)} with {named(r.into)}",
                           "misclassification": math.nan, "nats": r.nats, "clusters": left})
         cluster_of = fold_of[cluster_of]
@@ -297,8 +297,8 @@ def grouping_sentence(cluster_of, merges: pd.DataFrame, cutoff: float | None, mi
     folded = merges[merges["rule"] == "small cluster"]
     if len(folded):
         few = len(folded)
-        how.append(f"{few} small group{'s' if few != 1 else ''} (fewer than {int(min_size)} rows each, opened by rows "
-                   f"far from every large cluster) {'are' if few != 1 else 'is'} read as part of the large cluster "
+        how.append(f"{few} small group{'s' if few != 1 else ''} (fewer than {int(min_size)} rows each: a few rows that "
+                   f"opened a component of their own) {'are' if few != 1 else 'is'} read as part of the large cluster "
                    "that explains them best by the exact joint")
     groups = ["cluster " + str(k) + " = component" + ("s " if (cluster_of == k).sum() > 1 else " ")
               + ", ".join(str(c) for c in np.flatnonzero(cluster_of == k)) for k in range(K)]

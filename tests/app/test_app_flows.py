@@ -448,3 +448,29 @@ def test_explore_says_which_k_a_sampler_reports():
     assert bool(said) == differ
     if said:
         assert f"K = {r.shown.n_clusters}" in said[0] and f"(K = {r.final.n_clusters})" in said[0]
+
+
+def test_subtypes_says_which_components_form_each_cluster_when_small_groups_are_folded():
+    """Issue 24: a few stray rows open components of their own; Subtypes reads them as part of
+    the large cluster that explains them best, as MAPDP() does, and says so."""
+    import pandas as pd
+
+    from explorer import sources
+    from mapdp_core import MAPDP
+
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame(np.vstack([rng.normal([0, 0], 1.0, (150, 2)), rng.normal([7, 0], 1.0, (150, 2)),
+                                    [[3.5, 6.0], [3.6, 6.3], [-4.0, -5.0]]]), columns=["x", "y"])
+    at = _app()
+    at.session_state["data"] = sources.table_data(table, name="stray rows")
+    at.switch_page("pages/subtypes.py").run()
+    _ok(at)
+    library = MAPDP(random_state=0).fit(table)
+    assert library.n_clusters_ < library.n_components_  # the case: groups were folded
+    from apptools import shown
+
+    said = " ".join(shown(m.value) for m in at.markdown)
+    assert f"MAP-DP found {library.n_components_} components" in said
+    assert "small group" in said and f"so there are {library.n_clusters_} clusters" in said
+    sizes = _table(at, {"cluster", "n"})
+    assert len(sizes) == library.n_clusters_ and sizes["n"].sum() == len(table)

@@ -411,3 +411,11 @@ def test_a_run_that_converged_after_the_deadline_is_done_not_stopped():
     assert kept == states[1:] and cut is False
     kept, cut = _collect(iter(states), deadline=0.0, should_stop=None)
     assert kept == states[:1] and cut is True  # an unconverged state past the deadline is cut
+
+
+def test_the_chosen_structure_is_said_in_words():
+    assert runner.structure_phrase("independent") == ""
+    assert runner.structure_phrase("joint") == ", the real-valued features as one correlated block"
+    both = runner.structure_phrase("joint+categorical scales")
+    assert both.startswith(", the real-valued features as one correlated block, the ordinal scales' levels")
+    assert "categorical, not binomial" in runner.structure_phrase("independent+categorical scales")
