@@ -302,9 +302,10 @@ class MAPDP(SweepEstimator):
         Every candidate the automatic search compared (stage, structure, spread, weight, N0,
         K, neg_log_joint, seconds, chosen); None when nothing was searched.
     hyperparameters_ : dict
-        The chosen knobs: structure, spread and weight (relative to the empirical-Bayes
-        defaults), N0, the rows the search used, and the rows on which the structure was
-        checked again (large tables; 0 otherwise).
+        The chosen knobs: structure ("independent" or "joint", "+categorical scales" when the
+        binomial columns read best as categorical), spread and weight (relative to the
+        empirical-Bayes defaults), N0, the rows the search used, and the rows on which the
+        structure was checked again (large tables; 0 otherwise).
     %(n_features_in_)s
     partitions_ : DataFrame
         Only after fitting a Dask collection: per sweep over the parts, the rounds it took, the
