@@ -24,8 +24,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-import defaults as B
-from merge_cutoffs import peers, per_set_lines, read_peers
+from merge_cutoffs import peers, per_set_lines, read_peers, scored_tables
 from mapdp_core import MAPDP
 from mapdp_core.engine.merging import group_components
 from mapdp_core.evaluation.metrics import clustering_scores
@@ -42,19 +41,16 @@ def main():
     P = read_peers()
     if args.peers:
         P.update(peers(ROOT / args.peers))
-    tables = B.load_tables(None, [], unseal_heldout3=True, unseal_heldout4=True,
-                           unseal_heldout5=args.unseal_heldout5)
     rows = []
-    for t in tables:
-        plos = t.name.startswith("5.")
-        if (t.name not in P and not plos) or (args.group and t.group != args.group):
+    for t, group, true, peer in scored_tables(P, plos_peer=0.92, unseal_heldout3=True, unseal_heldout4=True,
+                                              unseal_heldout5=args.unseal_heldout5):
+        if args.group and group != args.group:
             continue
         t0 = time.time()
         y = np.asarray(t.y)
         m = MAPDP(random_state=0).fit(t.X.copy())
         unfolded, _ = group_components(m._parsed, m.component_labels_, m.merge_cutoff_, None, m.partition_prior_)
-        r = dict(name=t.name, group="PLOS" if plos else t.group, true=len(np.unique(y)) if plos else P[t.name]["true"],
-                 peer=0.92 if plos else max(P[t.name]["gmm"], P[t.name]["dp"]))
+        r = dict(name=t.name, group=group, true=true, peer=peer)
         for key, labels in (("none", unfolded[m.component_labels_]), ("fold", m.labels_)):
             sc = clustering_scores(y, labels)
             r[f"nmi_{key}"], r[f"K_{key}"], r[f"ari_{key}"] = sc["nmi"], sc["K"], sc["ari"]

@@ -64,6 +64,18 @@ def read_peers() -> dict:
     return out
 
 
+def scored_tables(P: dict, plos_peer: float | None = None, **unseal):
+    """(table, group, true K, peer NMI) for every table read with ``unseal`` (``load_tables``'
+    flags) whose peers ``P`` (:func:`read_peers`) holds; with ``plos_peer`` the PLOS scenarios too,
+    in group "PLOS", their true K from their labels and ``plos_peer`` as the NMI to be within 0.02 of."""
+    for t in B.load_tables(None, [], **unseal):
+        if t.name.startswith("5."):
+            if plos_peer is not None:
+                yield t, "PLOS", len(np.unique(np.asarray(t.y))), plos_peer
+        elif t.name in P:
+            yield t, t.group, P[t.name]["true"], max(P[t.name]["gmm"], P[t.name]["dp"])
+
+
 def main():
     P = read_peers()
     notes = []

@@ -23,8 +23,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-import defaults as B
-from merge_cutoffs import per_set_lines, read_peers
+from merge_cutoffs import per_set_lines, read_peers, scored_tables
 from mapdp_core import MAPDP
 from mapdp_core.evaluation.metrics import clustering_scores
 
@@ -40,19 +39,13 @@ def occam(table: pd.DataFrame, c: float) -> np.ndarray:
 
 def main():
     P = read_peers()
-    notes = []
-    tables = B.load_tables(None, notes, unseal_heldout3=True, unseal_heldout4=True)
-    rows = []
     keys = ["demp", "none"] + [f"c{c:g}" for c in NATS]
-    for t in tables:
-        plos = t.name.startswith("5.")
-        if t.name not in P and not plos:
-            continue
+    rows = []
+    for t, group, true, peer in scored_tables(P, plos_peer=0.9, unseal_heldout3=True, unseal_heldout4=True):
         t0 = time.time()
         y = np.asarray(t.y)
         m = MAPDP(random_state=0).fit(t.X.copy())
-        r = dict(name=t.name, group="PLOS" if plos else t.group, true=len(np.unique(y)) if plos else P[t.name]["true"],
-                 peer=0.9 if plos else max(P[t.name]["gmm"], P[t.name]["dp"]))
+        r = dict(name=t.name, group=group, true=true, peer=peer)
         labels = {"demp": m.labels_, "none": m.component_labels_}
         table = m.k_evidence(more=0)
         for c in NATS:

@@ -24,8 +24,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-import defaults as B
-from merge_cutoffs import per_set_lines, read_peers
+from merge_cutoffs import per_set_lines, read_peers, scored_tables
 from mapdp_core import MAPDP
 from mapdp_core.engine.coarsening import _crp_pair_change, coarsened_log_marginals, component_statistics
 from mapdp_core.engine.model_data import ModelData
@@ -66,7 +65,10 @@ def folded(model, X, keep_from: float) -> np.ndarray:
 
 
 def folded_whole(model, keep_from: float) -> np.ndarray:
-    """labels_ with each cluster under ``keep_from`` rows merged, whole, into the large cluster
+    """The prototype of :func:`mapdp_core.engine.merging.fold_small_clusters` on which its size was
+    chosen, kept as the record of that choice (the library adds the far-outlier rule and scores a
+    union by its rows' exact marginal, a correlated block with gaps by its observed cells):
+    labels_ with each cluster under ``keep_from`` rows merged, whole, into the large cluster
     whose union with it has the best exact joint (its rows' marginal likelihood together and the
     CRP's change); never below two clusters (the largest small one then stays)."""
     lab = np.asarray(model.labels_, dtype=np.int64)
@@ -96,16 +98,11 @@ def folded_whole(model, keep_from: float) -> np.ndarray:
 
 def main():
     P = read_peers()
-    notes = []
-    tables = B.load_tables(None, notes, unseal_heldout3=True, unseal_heldout4=True)
     rows = []
-    for t in tables:
-        if t.name not in P or t.name.startswith("5."):
-            continue
+    for t, group, true, peer in scored_tables(P, unseal_heldout3=True, unseal_heldout4=True):
         t0 = time.time()
-        m = MAPDP(random_state=0).fit(t.X.copy())
-        r = dict(name=t.name, group=t.group, true=P[t.name]["true"],
-                 peer=max(P[t.name]["gmm"], P[t.name]["dp"]))
+        m = MAPDP(random_state=0, min_cluster_size=None).fit(t.X.copy())  # the clusters before any folding
+        r = dict(name=t.name, group=group, true=true, peer=peer)
         for key, rule in RULES.items():
             sc = clustering_scores(np.asarray(t.y), folded(m, t.X, rule(len(t.y))))
             r[f"nmi_{key}"] = sc["nmi"]

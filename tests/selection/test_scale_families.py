@@ -4,7 +4,6 @@ are distributions over the same levels, so the evidence compares them as it comp
 Gaussian structures (selection/auto.structures)."""
 import numpy as np
 import pandas as pd
-import pytest
 
 from mapdp_core import MAPDP
 from mapdp_core.selection.auto import CATEGORICAL_SCALES, is_joint, structured_likelihood, structures
