@@ -31,17 +31,21 @@ Tables (each a record: name, group, features DataFrame X, true labels y):
   2026-11-27, so it no longer judges a later change), in the group ``held-out 4``. Without the flag
   its tables are neither read nor scored (one line says so).
 * only with ``--unseal-heldout5``: the fifth set, ``benchmarks/data/heldout5/*.csv`` (16 tables,
-  written 2026-11-27 with no clustering method fitted to them; sealed, not yet read), in the group
-  ``held-out 5``. Without the flag its tables are neither read nor scored (one line says so).
+  written 2026-11-27 with no clustering method fitted to them; its scores first read on 2026-11-27,
+  so it no longer judges a later change), in the group ``held-out 5``. Without the flag its tables
+  are neither read nor scored (one line says so).
+* only with ``--unseal-heldout6``: the sixth set, ``benchmarks/data/heldout6/*.csv`` (written
+  2026-11-27 with no clustering method fitted to them; sealed), in the group ``held-out 6``.
+  Without the flag its tables are neither read nor scored (one line says so).
 
 Each table's group is ``tuning`` if its name is in ``TUNING`` (the tables one may look at
 while changing defaults: the 18 shipped data sets, the EJS sets and the PLOS scenarios, 24 in
 all), ``held-out 2`` for the second set, ``held-out 3`` for the third, ``held-out 4`` and
-``held-out 5`` for the fourth and fifth, and ``held-out 1``
+``held-out 5`` and ``held-out 6`` for the fourth to sixth, and ``held-out 1``
 otherwise: the first set and any data set shipped later (issue 24; written by
 ``scripts/build_heldout_tables.py``, provenance in each folder's README). Set 1's scores were
-read on 2026-11-25, set 2's and set 3's on 2026-11-26 and set 4's on 2026-11-27, so none judges a
-default changed after that: set 5 (sealed) is the one for the next change.
+read on 2026-11-25, set 2's and set 3's on 2026-11-26 and set 4's and set 5's on 2026-11-27, so none
+judges a default changed after that: set 6 (sealed) is the one for the next change.
 
 Methods:
 
@@ -82,7 +86,7 @@ Run from the repository root::
 
     .venv/bin/python benchmarks/defaults.py [--quick] [--tables iris,wine,5.2]
         [--mapdp-kwargs '{"N0": 3.0}'] [--all-threads] [--unseal-heldout3] [--unseal-heldout4]
-        [--unseal-heldout5]
+        [--unseal-heldout5] [--unseal-heldout6]
         [--out benchmarks/results/defaults-YYYY-MM-DD.txt]
 
 ``--quick`` runs iris, wine and 5.2 only.  All seeds are fixed (0).
@@ -155,17 +159,21 @@ HELDOUT3_DIR = ROOT / "benchmarks" / "data" / "heldout3"
 #: set 4, ``benchmarks/data/heldout4/`` (written 2026-11-26, no clustering method fitted to it), is
 #: sealed: it is read only with ``--unseal-heldout4``, once, to judge a default change.
 HELDOUT4_DIR = ROOT / "benchmarks" / "data" / "heldout4"
-#: set 5, ``benchmarks/data/heldout5/`` (written 2026-11-27, no clustering method fitted to it), is
-#: sealed too: it is read only with ``--unseal-heldout5``, once, to judge a default change.
+#: set 5, ``benchmarks/data/heldout5/`` (written 2026-11-27, no clustering method fitted to it), was
+#: sealed until it judged folding on 2026-11-27; it is read only with ``--unseal-heldout5``.
 HELDOUT5_DIR = ROOT / "benchmarks" / "data" / "heldout5"
+#: set 6, ``benchmarks/data/heldout6/`` (written 2026-11-27, no clustering method fitted to it), is
+#: sealed: it is read only with ``--unseal-heldout6``, once, to judge the defaults.
+HELDOUT6_DIR = ROOT / "benchmarks" / "data" / "heldout6"
 HELDOUT = {p.stem for p in HELDOUT_DIR.glob("*.csv")} if HELDOUT_DIR.is_dir() else set()
 HELDOUT2 = {p.stem for p in HELDOUT2_DIR.glob("*.csv")} if HELDOUT2_DIR.is_dir() else set()
 HELDOUT3 = {p.stem for p in HELDOUT3_DIR.glob("*.csv")} if HELDOUT3_DIR.is_dir() else set()
 HELDOUT4 = {p.stem for p in HELDOUT4_DIR.glob("*.csv")} if HELDOUT4_DIR.is_dir() else set()
 HELDOUT5 = {p.stem for p in HELDOUT5_DIR.glob("*.csv")} if HELDOUT5_DIR.is_dir() else set()
-UNSEEN = HELDOUT | HELDOUT2 | HELDOUT3 | HELDOUT4 | HELDOUT5
+HELDOUT6 = {p.stem for p in HELDOUT6_DIR.glob("*.csv")} if HELDOUT6_DIR.is_dir() else set()
+UNSEEN = HELDOUT | HELDOUT2 | HELDOUT3 | HELDOUT4 | HELDOUT5 | HELDOUT6
 #: the held-out groups, each judged on its own (targets 1, 4b and 6)
-HELDOUT_GROUPS = ("held-out 1", "held-out 2", "held-out 3", "held-out 4", "held-out 5")
+HELDOUT_GROUPS = ("held-out 1", "held-out 2", "held-out 3", "held-out 4", "held-out 5", "held-out 6")
 assert not TUNING & UNSEEN, "a table cannot be both tuning and held out"
 #: Factors by which every non-integer numeric column is multiplied to check that the partition
 #: does not depend on units: one that makes no new whole numbers, one that turns decimals into them.
@@ -179,7 +187,9 @@ TOLERANCE = 0.02                   # "at or above" allows this much
 def group_of(name: str) -> str:
     """``"tuning"`` for names in TUNING, ``"held-out 2"`` / ``"held-out 3"`` for the second and
     third held-out sets, else ``"held-out 1"`` (the first set and any data set shipped later,
-    held out automatically); ``"held-out 4"`` and ``"held-out 5"`` for the fourth and fifth sets."""
+    held out automatically); ``"held-out 4"`` to ``"held-out 6"`` for the fourth to sixth sets."""
+    if name in HELDOUT6:
+        return "held-out 6"
     if name in HELDOUT5:
         return "held-out 5"
     if name in HELDOUT4:
@@ -235,15 +245,23 @@ def sealed_line4() -> str:
 
 def sealed_line5() -> str:
     """The one line printed instead of the sealed fifth held-out set."""
-    return (f"held-out 5: {len(HELDOUT5)} tables in benchmarks/data/{HELDOUT5_DIR.name}/ (written 2026-11-27, sealed, "
-            f"not yet read): not read or scored in this run (add --unseal-heldout5)")
+    return (f"held-out 5: {len(HELDOUT5)} tables in benchmarks/data/{HELDOUT5_DIR.name}/ (written 2026-11-27; scores "
+            f"read 2026-11-27): not read or scored in this run (add --unseal-heldout5)")
+
+
+def sealed_line6() -> str:
+    """The one line printed instead of the sealed sixth held-out set."""
+    return (f"held-out 6: {len(HELDOUT6)} tables in benchmarks/data/{HELDOUT6_DIR.name}/ (written 2026-11-27, sealed, "
+            f"not yet read): not read or scored in this run (add --unseal-heldout6)")
 
 
 def load_tables(wanted: set[str] | None, notes: list[str], unseal_heldout3: bool = False,
-                unseal_heldout4: bool = False, unseal_heldout5: bool = False) -> list[Table]:
+                unseal_heldout4: bool = False, unseal_heldout5: bool = False,
+                unseal_heldout6: bool = False) -> list[Table]:
     """Every table of the benchmark (or those named in ``wanted``), tuning group first. The
     sealed third held-out set is read only when ``unseal_heldout3`` is true, the sealed fourth
-    only when ``unseal_heldout4`` is true, the sealed fifth only when ``unseal_heldout5`` is true."""
+    only when ``unseal_heldout4`` is true, the fifth only when ``unseal_heldout5`` is true, the sixth
+    only when ``unseal_heldout6`` is true."""
     tables: list[Table] = []
     shipped = list(list_datasets()["name"])
     for name in shipped:
@@ -281,6 +299,11 @@ def load_tables(wanted: set[str] | None, notes: list[str], unseal_heldout3: bool
     elif wanted is not None:
         for name in sorted(wanted & HELDOUT5):
             notes.append(f"{name}: skipped (held-out 5 is sealed; --unseal-heldout5 reads it)")
+    if unseal_heldout6:
+        folders.append((HELDOUT6_DIR, HELDOUT6))
+    elif wanted is not None:
+        for name in sorted(wanted & HELDOUT6):
+            notes.append(f"{name}: skipped (held-out 6 is sealed; --unseal-heldout6 reads it)")
     for folder, names in folders:
         for name in sorted(names):
             if wanted is not None and name not in wanted:
@@ -291,7 +314,7 @@ def load_tables(wanted: set[str] | None, notes: list[str], unseal_heldout3: bool
         for name in sorted(wanted - {t.name for t in tables}):
             if not any(name in n for n in notes):
                 notes.append(f"{name}: skipped (no such table)")
-    order = {"tuning": 0, "held-out 1": 1, "held-out 2": 2, "held-out 3": 3, "held-out 4": 4, "held-out 5": 5}
+    order = {"tuning": 0, "held-out 1": 1, "held-out 2": 2, "held-out 3": 3, "held-out 4": 4, "held-out 5": 5, "held-out 6": 6}
     tables.sort(key=lambda t: (order[t.group], t.name in PLOS_SECTIONS, t.name))
     return tables
 
@@ -716,6 +739,10 @@ def main(argv=None) -> int:
                     help=f"also read and score the sealed fifth held-out set (benchmarks/data/{HELDOUT5_DIR.name}/, "
                          f"{len(HELDOUT5)} tables): only to judge a default change, after which it is read and a "
                          f"fresh set is due")
+    ap.add_argument("--unseal-heldout6", action="store_true",
+                    help=f"also read and score the sealed sixth held-out set (benchmarks/data/{HELDOUT6_DIR.name}/, "
+                         f"{len(HELDOUT6)} tables): only to judge the defaults, after which it is read and a "
+                         f"fresh set is due")
     args = ap.parse_args(argv)
     mapdp_kwargs = json.loads(args.mapdp_kwargs)
     if not isinstance(mapdp_kwargs, dict):
@@ -732,7 +759,7 @@ def main(argv=None) -> int:
     pd.set_option("display.max_colwidth", 200)
     notes: list[str] = []
     tables = load_tables(wanted, notes, unseal_heldout3=args.unseal_heldout3, unseal_heldout4=args.unseal_heldout4,
-                         unseal_heldout5=args.unseal_heldout5)
+                         unseal_heldout5=args.unseal_heldout5, unseal_heldout6=args.unseal_heldout6)
     if not args.all_threads:
         from threadpoolctl import threadpool_limits
         threadpool_limits(limits=1)
@@ -757,6 +784,8 @@ def main(argv=None) -> int:
         out.append(sealed_line4())
     if HELDOUT5 and not args.unseal_heldout5:
         out.append(sealed_line5())
+    if HELDOUT6 and not args.unseal_heldout6:
+        out.append(sealed_line6())
     for n in notes:
         out.append(f"note: {n}")
     print("\n".join(out), flush=True)
