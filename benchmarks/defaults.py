@@ -34,9 +34,10 @@ Tables (each a record: name, group, features DataFrame X, true labels y):
   written 2026-11-27 with no clustering method fitted to them; its scores first read on 2026-11-27,
   so it no longer judges a later change), in the group ``held-out 5``. Without the flag its tables
   are neither read nor scored (one line says so).
-* only with ``--unseal-heldout6``: the sixth set, ``benchmarks/data/heldout6/*.csv`` (written
-  2026-11-27 with no clustering method fitted to them; sealed), in the group ``held-out 6``.
-  Without the flag its tables are neither read nor scored (one line says so).
+* only with ``--unseal-heldout6``: the sixth set, ``benchmarks/data/heldout6/*.csv`` (16 tables,
+  written 2026-11-27 with no clustering method fitted to them; read once that day, judging that
+  day's defaults: ``benchmarks/results/defaults-2026-11-27-heldout6.txt``), in the group
+  ``held-out 6``. Without the flag its tables are neither read nor scored (one line says so).
 
 Each table's group is ``tuning`` if its name is in ``TUNING`` (the tables one may look at
 while changing defaults: the 18 shipped data sets, the EJS sets and the PLOS scenarios, 24 in
@@ -44,8 +45,8 @@ all), ``held-out 2`` for the second set, ``held-out 3`` for the third, ``held-ou
 ``held-out 5`` and ``held-out 6`` for the fourth to sixth, and ``held-out 1``
 otherwise: the first set and any data set shipped later (issue 24; written by
 ``scripts/build_heldout_tables.py``, provenance in each folder's README). Set 1's scores were
-read on 2026-11-25, set 2's and set 3's on 2026-11-26 and set 4's and set 5's on 2026-11-27, so none
-judges a default changed after that: set 6 (sealed) is the one for the next change.
+read on 2026-11-25, set 2's and set 3's on 2026-11-26 and set 4's, set 5's and set 6's on 2026-11-27, so
+none judges a default changed after that: a fresh set is due for the next change.
 
 Methods:
 
@@ -162,8 +163,8 @@ HELDOUT4_DIR = ROOT / "benchmarks" / "data" / "heldout4"
 #: set 5, ``benchmarks/data/heldout5/`` (written 2026-11-27, no clustering method fitted to it), was
 #: sealed until it judged folding on 2026-11-27; it is read only with ``--unseal-heldout5``.
 HELDOUT5_DIR = ROOT / "benchmarks" / "data" / "heldout5"
-#: set 6, ``benchmarks/data/heldout6/`` (written 2026-11-27, no clustering method fitted to it), is
-#: sealed: it is read only with ``--unseal-heldout6``, once, to judge the defaults.
+#: set 6, ``benchmarks/data/heldout6/`` (written 2026-11-27, no clustering method fitted to it), was
+#: sealed until it judged that day's defaults once; it is read only with ``--unseal-heldout6``.
 HELDOUT6_DIR = ROOT / "benchmarks" / "data" / "heldout6"
 HELDOUT = {p.stem for p in HELDOUT_DIR.glob("*.csv")} if HELDOUT_DIR.is_dir() else set()
 HELDOUT2 = {p.stem for p in HELDOUT2_DIR.glob("*.csv")} if HELDOUT2_DIR.is_dir() else set()
@@ -251,8 +252,8 @@ def sealed_line5() -> str:
 
 def sealed_line6() -> str:
     """The one line printed instead of the sealed sixth held-out set."""
-    return (f"held-out 6: {len(HELDOUT6)} tables in benchmarks/data/{HELDOUT6_DIR.name}/ (written 2026-11-27, sealed, "
-            f"not yet read): not read or scored in this run (add --unseal-heldout6)")
+    return (f"held-out 6: {len(HELDOUT6)} tables in benchmarks/data/{HELDOUT6_DIR.name}/ (written 2026-11-27; scores "
+            f"read 2026-11-27): not read or scored in this run (add --unseal-heldout6)")
 
 
 def load_tables(wanted: set[str] | None, notes: list[str], unseal_heldout3: bool = False,

@@ -7,7 +7,7 @@ with a lower joint than MAP-DP's is one the MAP objective prefers but the sweeps
 search failure); a higher one is a partition the model itself rejects (a model failure). The labels
 are used for this diagnosis only; no rule reads them.
 
-    PYTHONPATH=. .venv/bin/python benchmarks/joint_gap.py [--unseal-heldout5] [--part I/J]
+    PYTHONPATH=. .venv/bin/python benchmarks/joint_gap.py [--unseal-heldout5] [--unseal-heldout6] [--part I/J]
 """
 import sys, warnings, time, argparse
 warnings.filterwarnings("ignore")
@@ -39,15 +39,20 @@ def neg_log_joint(parsed, labels, prior_value) -> float:
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--unseal-heldout5", action="store_true")
+    ap.add_argument("--unseal-heldout6", action="store_true")
     ap.add_argument("--part", default="0/1")
+    ap.add_argument("--group", default=None, help='only the tables of this group (e.g. "held-out 6")')
     a = ap.parse_args()
     i, j = map(int, a.part.split("/"))
     P = MC.read_peers()
     if a.unseal_heldout5:
         P.update(MC.peers(ROOT / "benchmarks/results/defaults-2026-11-27-heldout5.txt"))
+    if a.unseal_heldout6:
+        P.update(MC.peers(ROOT / "benchmarks/results/defaults-2026-11-27-heldout6.txt"))
     for n, (t, group, true, peer) in enumerate(MC.scored_tables(P, unseal_heldout3=True, unseal_heldout4=True,
-                                                                 unseal_heldout5=a.unseal_heldout5)):
-        if n % j != i or group == "tuning":
+                                                                 unseal_heldout5=a.unseal_heldout5,
+                                                                 unseal_heldout6=a.unseal_heldout6)):
+        if n % j != i or group == "tuning" or (a.group and group != a.group):
             continue
         t0 = time.time()
         m = MAPDP(random_state=0, merge=None, min_cluster_size=None).fit(t.X.copy())
