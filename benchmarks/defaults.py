@@ -38,15 +38,18 @@ Tables (each a record: name, group, features DataFrame X, true labels y):
   written 2026-11-27 with no clustering method fitted to them; read once that day, judging that
   day's defaults: ``benchmarks/results/defaults-2026-11-27-heldout6.txt``), in the group
   ``held-out 6``. Without the flag its tables are neither read nor scored (one line says so).
+* only with ``--unseal-heldout7``: the seventh set, ``benchmarks/data/heldout7/*.csv`` (15 tables,
+  written 2026-11-27 with no clustering method fitted to them; sealed), in the group
+  ``held-out 7``. Without the flag its tables are neither read nor scored (one line says so).
 
 Each table's group is ``tuning`` if its name is in ``TUNING`` (the tables one may look at
 while changing defaults: the 18 shipped data sets, the EJS sets and the PLOS scenarios, 24 in
 all), ``held-out 2`` for the second set, ``held-out 3`` for the third, ``held-out 4`` and
-``held-out 5`` and ``held-out 6`` for the fourth to sixth, and ``held-out 1``
+``held-out 5``, ``held-out 6`` and ``held-out 7`` for the fourth to seventh, and ``held-out 1``
 otherwise: the first set and any data set shipped later (issue 24; written by
 ``scripts/build_heldout_tables.py``, provenance in each folder's README). Set 1's scores were
 read on 2026-11-25, set 2's and set 3's on 2026-11-26 and set 4's, set 5's and set 6's on 2026-11-27, so
-none judges a default changed after that: a fresh set is due for the next change.
+none judges a default changed after that: set 7 (sealed) is the one for the next change.
 
 Methods:
 
@@ -87,7 +90,7 @@ Run from the repository root::
 
     .venv/bin/python benchmarks/defaults.py [--quick] [--tables iris,wine,5.2]
         [--mapdp-kwargs '{"N0": 3.0}'] [--all-threads] [--unseal-heldout3] [--unseal-heldout4]
-        [--unseal-heldout5] [--unseal-heldout6]
+        [--unseal-heldout5] [--unseal-heldout6] [--unseal-heldout7]
         [--out benchmarks/results/defaults-YYYY-MM-DD.txt]
 
 ``--quick`` runs iris, wine and 5.2 only.  All seeds are fixed (0).
@@ -166,15 +169,20 @@ HELDOUT5_DIR = ROOT / "benchmarks" / "data" / "heldout5"
 #: set 6, ``benchmarks/data/heldout6/`` (written 2026-11-27, no clustering method fitted to it), was
 #: sealed until it judged that day's defaults once; it is read only with ``--unseal-heldout6``.
 HELDOUT6_DIR = ROOT / "benchmarks" / "data" / "heldout6"
+#: set 7, ``benchmarks/data/heldout7/`` (written 2026-11-27, no clustering method fitted to it), is
+#: sealed: it is read only with ``--unseal-heldout7``, once, to judge a default change.
+HELDOUT7_DIR = ROOT / "benchmarks" / "data" / "heldout7"
 HELDOUT = {p.stem for p in HELDOUT_DIR.glob("*.csv")} if HELDOUT_DIR.is_dir() else set()
 HELDOUT2 = {p.stem for p in HELDOUT2_DIR.glob("*.csv")} if HELDOUT2_DIR.is_dir() else set()
 HELDOUT3 = {p.stem for p in HELDOUT3_DIR.glob("*.csv")} if HELDOUT3_DIR.is_dir() else set()
 HELDOUT4 = {p.stem for p in HELDOUT4_DIR.glob("*.csv")} if HELDOUT4_DIR.is_dir() else set()
 HELDOUT5 = {p.stem for p in HELDOUT5_DIR.glob("*.csv")} if HELDOUT5_DIR.is_dir() else set()
 HELDOUT6 = {p.stem for p in HELDOUT6_DIR.glob("*.csv")} if HELDOUT6_DIR.is_dir() else set()
-UNSEEN = HELDOUT | HELDOUT2 | HELDOUT3 | HELDOUT4 | HELDOUT5 | HELDOUT6
+HELDOUT7 = {p.stem for p in HELDOUT7_DIR.glob("*.csv")} if HELDOUT7_DIR.is_dir() else set()
+UNSEEN = HELDOUT | HELDOUT2 | HELDOUT3 | HELDOUT4 | HELDOUT5 | HELDOUT6 | HELDOUT7
 #: the held-out groups, each judged on its own (targets 1, 4b and 6)
-HELDOUT_GROUPS = ("held-out 1", "held-out 2", "held-out 3", "held-out 4", "held-out 5", "held-out 6")
+HELDOUT_GROUPS = ("held-out 1", "held-out 2", "held-out 3", "held-out 4", "held-out 5", "held-out 6",
+                  "held-out 7")
 assert not TUNING & UNSEEN, "a table cannot be both tuning and held out"
 #: Factors by which every non-integer numeric column is multiplied to check that the partition
 #: does not depend on units: one that makes no new whole numbers, one that turns decimals into them.
@@ -188,7 +196,9 @@ TOLERANCE = 0.02                   # "at or above" allows this much
 def group_of(name: str) -> str:
     """``"tuning"`` for names in TUNING, ``"held-out 2"`` / ``"held-out 3"`` for the second and
     third held-out sets, else ``"held-out 1"`` (the first set and any data set shipped later,
-    held out automatically); ``"held-out 4"`` to ``"held-out 6"`` for the fourth to sixth sets."""
+    held out automatically); ``"held-out 4"`` to ``"held-out 7"`` for the fourth to seventh sets."""
+    if name in HELDOUT7:
+        return "held-out 7"
     if name in HELDOUT6:
         return "held-out 6"
     if name in HELDOUT5:
@@ -256,13 +266,19 @@ def sealed_line6() -> str:
             f"read 2026-11-27): not read or scored in this run (add --unseal-heldout6)")
 
 
+def sealed_line7() -> str:
+    """The one line printed instead of the sealed seventh held-out set."""
+    return (f"held-out 7: {len(HELDOUT7)} tables in benchmarks/data/{HELDOUT7_DIR.name}/ (written 2026-11-27, sealed, "
+            f"not yet read): not read or scored in this run (add --unseal-heldout7)")
+
+
 def load_tables(wanted: set[str] | None, notes: list[str], unseal_heldout3: bool = False,
                 unseal_heldout4: bool = False, unseal_heldout5: bool = False,
-                unseal_heldout6: bool = False) -> list[Table]:
+                unseal_heldout6: bool = False, unseal_heldout7: bool = False) -> list[Table]:
     """Every table of the benchmark (or those named in ``wanted``), tuning group first. The
     sealed third held-out set is read only when ``unseal_heldout3`` is true, the sealed fourth
     only when ``unseal_heldout4`` is true, the fifth only when ``unseal_heldout5`` is true, the sixth
-    only when ``unseal_heldout6`` is true."""
+    only when ``unseal_heldout6`` is true, the seventh only when ``unseal_heldout7`` is true."""
     tables: list[Table] = []
     shipped = list(list_datasets()["name"])
     for name in shipped:
@@ -305,6 +321,11 @@ def load_tables(wanted: set[str] | None, notes: list[str], unseal_heldout3: bool
     elif wanted is not None:
         for name in sorted(wanted & HELDOUT6):
             notes.append(f"{name}: skipped (held-out 6 is sealed; --unseal-heldout6 reads it)")
+    if unseal_heldout7:
+        folders.append((HELDOUT7_DIR, HELDOUT7))
+    elif wanted is not None:
+        for name in sorted(wanted & HELDOUT7):
+            notes.append(f"{name}: skipped (held-out 7 is sealed; --unseal-heldout7 reads it)")
     for folder, names in folders:
         for name in sorted(names):
             if wanted is not None and name not in wanted:
@@ -315,7 +336,8 @@ def load_tables(wanted: set[str] | None, notes: list[str], unseal_heldout3: bool
         for name in sorted(wanted - {t.name for t in tables}):
             if not any(name in n for n in notes):
                 notes.append(f"{name}: skipped (no such table)")
-    order = {"tuning": 0, "held-out 1": 1, "held-out 2": 2, "held-out 3": 3, "held-out 4": 4, "held-out 5": 5, "held-out 6": 6}
+    order = {"tuning": 0, "held-out 1": 1, "held-out 2": 2, "held-out 3": 3, "held-out 4": 4, "held-out 5": 5, "held-out 6": 6,
+             "held-out 7": 7}
     tables.sort(key=lambda t: (order[t.group], t.name in PLOS_SECTIONS, t.name))
     return tables
 
@@ -744,6 +766,10 @@ def main(argv=None) -> int:
                     help=f"also read and score the sealed sixth held-out set (benchmarks/data/{HELDOUT6_DIR.name}/, "
                          f"{len(HELDOUT6)} tables): only to judge the defaults, after which it is read and a "
                          f"fresh set is due")
+    ap.add_argument("--unseal-heldout7", action="store_true",
+                    help=f"also read and score the sealed seventh held-out set (benchmarks/data/{HELDOUT7_DIR.name}/, "
+                         f"{len(HELDOUT7)} tables): only to judge a default change, after which it is read and a "
+                         f"fresh set is due")
     args = ap.parse_args(argv)
     mapdp_kwargs = json.loads(args.mapdp_kwargs)
     if not isinstance(mapdp_kwargs, dict):
@@ -760,7 +786,8 @@ def main(argv=None) -> int:
     pd.set_option("display.max_colwidth", 200)
     notes: list[str] = []
     tables = load_tables(wanted, notes, unseal_heldout3=args.unseal_heldout3, unseal_heldout4=args.unseal_heldout4,
-                         unseal_heldout5=args.unseal_heldout5, unseal_heldout6=args.unseal_heldout6)
+                         unseal_heldout5=args.unseal_heldout5, unseal_heldout6=args.unseal_heldout6,
+                         unseal_heldout7=args.unseal_heldout7)
     if not args.all_threads:
         from threadpoolctl import threadpool_limits
         threadpool_limits(limits=1)
@@ -787,6 +814,8 @@ def main(argv=None) -> int:
         out.append(sealed_line5())
     if HELDOUT6 and not args.unseal_heldout6:
         out.append(sealed_line6())
+    if HELDOUT7 and not args.unseal_heldout7:
+        out.append(sealed_line7())
     for n in notes:
         out.append(f"note: {n}")
     print("\n".join(out), flush=True)

