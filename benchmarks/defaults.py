@@ -242,34 +242,42 @@ def _read_shared(name: str) -> tuple[pd.DataFrame, pd.Series]:
     return df.drop(columns=LABEL), df[LABEL]
 
 
+#: the sets read only with a flag: number -> (folder, table names, when it was written and read)
+SEALED_SETS = {
+    3: (HELDOUT3_DIR, HELDOUT3, "written 2026-11-26; first read that day, judging that day's defaults"),
+    4: (HELDOUT4_DIR, HELDOUT4, "written 2026-11-26; MAP-DP's scores read 2026-11-27"),
+    5: (HELDOUT5_DIR, HELDOUT5, "written 2026-11-27; scores read 2026-11-27"),
+    6: (HELDOUT6_DIR, HELDOUT6, "written 2026-11-27; scores read 2026-11-27"),
+    7: (HELDOUT7_DIR, HELDOUT7, "written 2026-11-27, sealed, not yet read"),
+}
+
+
+def _sealed_line(number: int) -> str:
+    """The one line printed instead of held-out set ``number`` when its flag is not given."""
+    folder, names, when = SEALED_SETS[number]
+    return (f"held-out {number}: {len(names)} tables in benchmarks/data/{folder.name}/ ({when}): not read or scored "
+            f"in this run (add --unseal-heldout{number})")
+
+
 def sealed_line() -> str:
-    """The one line printed instead of the sealed third held-out set."""
-    return (f"held-out 3: {len(HELDOUT3)} tables in benchmarks/data/{HELDOUT3_DIR.name}/ (written 2026-11-26; first "
-            f"read that day, judging that day's defaults): not read or scored in this run (add --unseal-heldout3)")
+    """The one line printed instead of the third held-out set."""
+    return _sealed_line(3)
 
 
 def sealed_line4() -> str:
-    """The one line printed instead of the sealed fourth held-out set."""
-    return (f"held-out 4: {len(HELDOUT4)} tables in benchmarks/data/{HELDOUT4_DIR.name}/ (written 2026-11-26; MAP-DP's "
-            f"scores read 2026-11-27): not read or scored in this run (add --unseal-heldout4)")
+    return _sealed_line(4)
 
 
 def sealed_line5() -> str:
-    """The one line printed instead of the sealed fifth held-out set."""
-    return (f"held-out 5: {len(HELDOUT5)} tables in benchmarks/data/{HELDOUT5_DIR.name}/ (written 2026-11-27; scores "
-            f"read 2026-11-27): not read or scored in this run (add --unseal-heldout5)")
+    return _sealed_line(5)
 
 
 def sealed_line6() -> str:
-    """The one line printed instead of the sealed sixth held-out set."""
-    return (f"held-out 6: {len(HELDOUT6)} tables in benchmarks/data/{HELDOUT6_DIR.name}/ (written 2026-11-27; scores "
-            f"read 2026-11-27): not read or scored in this run (add --unseal-heldout6)")
+    return _sealed_line(6)
 
 
 def sealed_line7() -> str:
-    """The one line printed instead of the sealed seventh held-out set."""
-    return (f"held-out 7: {len(HELDOUT7)} tables in benchmarks/data/{HELDOUT7_DIR.name}/ (written 2026-11-27, sealed, "
-            f"not yet read): not read or scored in this run (add --unseal-heldout7)")
+    return _sealed_line(7)
 
 
 def load_tables(wanted: set[str] | None, notes: list[str], unseal_heldout3: bool = False,
@@ -301,31 +309,13 @@ def load_tables(wanted: set[str] | None, notes: list[str], unseal_heldout3: bool
         tables.append(_record(section, pd.DataFrame(Xa, columns=["x1", "x2"]), y,
                               f"plos_scenario(n={PLOS_N}, seed={SEED})", notes))
     folders = [(HELDOUT_DIR, HELDOUT), (HELDOUT2_DIR, HELDOUT2)]
-    if unseal_heldout3:
-        folders.append((HELDOUT3_DIR, HELDOUT3))
-    elif wanted is not None:
-        for name in sorted(wanted & HELDOUT3):
-            notes.append(f"{name}: skipped (held-out 3 is sealed; --unseal-heldout3 reads it)")
-    if unseal_heldout4:
-        folders.append((HELDOUT4_DIR, HELDOUT4))
-    elif wanted is not None:
-        for name in sorted(wanted & HELDOUT4):
-            notes.append(f"{name}: skipped (held-out 4 is sealed; --unseal-heldout4 reads it)")
-    if unseal_heldout5:
-        folders.append((HELDOUT5_DIR, HELDOUT5))
-    elif wanted is not None:
-        for name in sorted(wanted & HELDOUT5):
-            notes.append(f"{name}: skipped (held-out 5 is sealed; --unseal-heldout5 reads it)")
-    if unseal_heldout6:
-        folders.append((HELDOUT6_DIR, HELDOUT6))
-    elif wanted is not None:
-        for name in sorted(wanted & HELDOUT6):
-            notes.append(f"{name}: skipped (held-out 6 is sealed; --unseal-heldout6 reads it)")
-    if unseal_heldout7:
-        folders.append((HELDOUT7_DIR, HELDOUT7))
-    elif wanted is not None:
-        for name in sorted(wanted & HELDOUT7):
-            notes.append(f"{name}: skipped (held-out 7 is sealed; --unseal-heldout7 reads it)")
+    unsealed = {3: unseal_heldout3, 4: unseal_heldout4, 5: unseal_heldout5, 6: unseal_heldout6, 7: unseal_heldout7}
+    for number, (folder, names, _when) in SEALED_SETS.items():
+        if unsealed[number]:
+            folders.append((folder, names))
+        elif wanted is not None:
+            for name in sorted(wanted & names):
+                notes.append(f"{name}: skipped (held-out {number} is sealed; --unseal-heldout{number} reads it)")
     for folder, names in folders:
         for name in sorted(names):
             if wanted is not None and name not in wanted:
@@ -336,8 +326,7 @@ def load_tables(wanted: set[str] | None, notes: list[str], unseal_heldout3: bool
         for name in sorted(wanted - {t.name for t in tables}):
             if not any(name in n for n in notes):
                 notes.append(f"{name}: skipped (no such table)")
-    order = {"tuning": 0, "held-out 1": 1, "held-out 2": 2, "held-out 3": 3, "held-out 4": 4, "held-out 5": 5, "held-out 6": 6,
-             "held-out 7": 7}
+    order = {"tuning": 0, **{group: k for k, group in enumerate(HELDOUT_GROUPS, start=1)}}
     tables.sort(key=lambda t: (order[t.group], t.name in PLOS_SECTIONS, t.name))
     return tables
 
@@ -806,16 +795,9 @@ def main(argv=None) -> int:
     out.append("NMI = arithmetic-mean normalised mutual information, ARI = adjusted Rand index "
                "(mapdp_core.evaluation.metrics.clustering_scores = sklearn's defaults); K = distinct labels given; "
                "s = wall seconds of one fit")
-    if HELDOUT3 and not args.unseal_heldout3:
-        out.append(sealed_line())
-    if HELDOUT4 and not args.unseal_heldout4:
-        out.append(sealed_line4())
-    if HELDOUT5 and not args.unseal_heldout5:
-        out.append(sealed_line5())
-    if HELDOUT6 and not args.unseal_heldout6:
-        out.append(sealed_line6())
-    if HELDOUT7 and not args.unseal_heldout7:
-        out.append(sealed_line7())
+    for number, (_folder, names, _when) in SEALED_SETS.items():
+        if names and not getattr(args, f"unseal_heldout{number}"):
+            out.append(_sealed_line(number))
     for n in notes:
         out.append(f"note: {n}")
     print("\n".join(out), flush=True)

