@@ -38,6 +38,7 @@ from mapdp_core.engine.merging import grouping_sentence
 from mapdp_core.evaluation.explain import describe_priors
 from mapdp_core.evaluation.profiles import cluster_profiles, feature_tests
 from mapdp_core.families import FAMILIES
+from mapdp_core.selection.auto import CATEGORICAL_SCALES, is_joint
 
 from explorer import report, sharing
 from explorer.sources import AppData
@@ -391,10 +392,11 @@ def _settings_rows(data: AppData, model, params: dict, choice, run) -> pd.DataFr
     if params.get("structure") is not None:
         words = {"joint": "the real-valued features as one correlated (Normal-Wishart) block",
                  "independent": "each real-valued feature on its own"}
-        base, _, scales = params["structure"].partition("+")
+        structure = params["structure"]
         rows.append({"setting": "structure of the real-valued features",
-                     "value": words.get(base, base) + ("; ordinal scales as categories (each level its own "
-                                                       "probability)" if scales else ""),
+                     "value": words["joint" if is_joint(structure) else "independent"]
+                     + ("; ordinal scales as categories (each level its own probability)"
+                        if structure.endswith(CATEGORICAL_SCALES) else ""),
                      "how chosen": ("automatic: " + search if choice is not None
                                     and params["structure"] == choice.structure else "given")})
     rows.append({"setting": "likelihood per feature", "value": "see the data section",

@@ -35,7 +35,8 @@ from mapdp_core.engine.lloyd import kmeans_labels, standardized_view
 from mapdp_core.engine.model_data import ModelData
 from mapdp_core.engine.partition_prior import as_partition_prior
 
-__all__ = ["ODDS_WORDS", "OUTLIER_ROWS", "cluster_cost", "k_evidence", "k_sentence", "odds_words", "outlier_sentence"]
+__all__ = ["ODDS_WORDS", "OUTLIER_ROWS", "cluster_cost", "k_evidence", "k_sentence", "merge_rise", "odds_words",
+           "outlier_sentence"]
 
 #: (least log odds in nats, words) in increasing order: Kass & Raftery (1995), Section 3.2,
 #: their 2 ln B thresholds 2, 6 and 10 halved.
@@ -64,6 +65,14 @@ def cluster_cost(parsed: ParsedData, rows: np.ndarray, n0) -> float:
     model.start(np.zeros(len(rows), dtype=np.int64))
     prior = as_partition_prior(n0)
     return model.neg_log_joint(1, prior) + prior.log_prob([len(rows)])
+
+
+def merge_rise(union_cost: float, cost_a: float, cost_b: float, n_a: int, n_b: int, factor) -> float:
+    """How much -ln p(X, z) rises when clusters a and b (costs :func:`cluster_cost`, sizes n_a
+    and n_b) become one of cost ``union_cost``: the data's part, and the prior on partitions'
+    cluster factors (``factor``: the prior's ``log_cluster_factor``, Gamma(n) for the CRP, eq 12);
+    what the prior's number of clusters adds is left out, being the same for every pair."""
+    return union_cost - cost_a - cost_b - factor(n_a + n_b) + factor(n_a) + factor(n_b)
 
 
 def _crp(sizes, n0, N: int) -> float:
@@ -123,9 +132,7 @@ def k_evidence(parsed: ParsedData, labels: np.ndarray, n0, *, more: int = 2, see
             for b in ids[a_pos + 1:]:
                 if (a, b) not in pair_cost:
                     pair_cost[(a, b)] = cluster_cost(parsed, np.sort(np.concatenate([members[a], members[b]])), n0)
-                na, nb = len(members[a]), len(members[b])  # and the prior's factors: Gamma(n_a + n_b) for two
-                gain = (pair_cost[(a, b)] - cost[a] - cost[b]
-                        - factor(na + nb) + factor(na) + factor(nb))
+                gain = merge_rise(pair_cost[(a, b)], cost[a], cost[b], len(members[a]), len(members[b]), factor)
                 if best is None or gain < best[0]:
                     best = (gain, a, b)
         _, a, b = best

@@ -34,12 +34,12 @@ import numpy as np
 import pandas as pd
 
 from mapdp_core.core.spec import ParsedData
-from mapdp_core.engine.k_evidence import cluster_cost
+from mapdp_core.engine.k_evidence import cluster_cost, merge_rise
 from mapdp_core.engine.model_data import ModelData
 
 __all__ = ["FAR_OUTLIER_NATS", "MERGE_CUTOFF", "MERGE_ROWS", "SMALL_CLUSTER_ROWS", "SMALL_CLUSTER_SHARE",
-           "auto_min_cluster_size", "fold_small_clusters", "min_cluster_size_for", "group_components", "grouping_sentence", "merge_components",
-           "posterior_weights", "posterior_weights_from", "sample_rows"]
+           "auto_min_cluster_size", "fold_small_clusters", "group_components", "grouping_sentence",
+           "merge_components", "min_cluster_size_for", "posterior_weights", "posterior_weights_from", "sample_rows"]
 
 #: ``MAPDP(merge="auto")``'s cutoff: merge two clusters while a row of one is given to the other
 #: with at least this probability. Chosen on the 24 tuning tables of ``benchmarks/defaults.py``
@@ -223,9 +223,8 @@ def fold_small_clusters(parsed: ParsedData, labels: np.ndarray, min_size: int, p
         cost = {k: cluster_cost(parsed, members[k], prior) for k in range(K)}
         big = np.flatnonzero(large)
         for s in np.flatnonzero(~large):
-            rise = [cluster_cost(parsed, np.sort(np.concatenate([members[s], members[b]])), prior)
-                    - cost[s] - cost[b] - factor(sizes[s] + sizes[b]) + factor(sizes[s]) + factor(sizes[b])
-                    for b in big]
+            rise = [merge_rise(cluster_cost(parsed, np.sort(np.concatenate([members[s], members[b]])), prior),
+                               cost[s], cost[b], sizes[s], sizes[b], factor) for b in big]
             best = int(np.argmin(rise))
             if rise[best] <= FAR_OUTLIER_NATS * sizes[s]:
                 target[s] = big[best]
@@ -236,12 +235,14 @@ def fold_small_clusters(parsed: ParsedData, labels: np.ndarray, min_size: int, p
     return cluster_of.astype(np.int64), table.sort_values("nats", ascending=False, ignore_index=True)
 
 
-def group_components(parsed: ParsedData, labels: np.ndarray, cutoff: float | None, min_size: int | None,
-                     prior, rows: np.ndarray | None = None) -> tuple[np.ndarray, pd.DataFrame]:
+def group_components(parsed: ParsedData, labels: np.ndarray | None, cutoff: float | None, min_size: int | None,
+                     prior, rows: np.ndarray | None = None,
+                     tau: np.ndarray | None = None) -> tuple[np.ndarray, pd.DataFrame]:
     """The clusters a person reads from MAP-DP's components ``labels``: DEMP merges at
-    ``cutoff`` (:func:`merge_components`, on ``rows``; None: none), then the clusters under
-    ``min_size`` rows folded into large ones (:func:`fold_small_clusters`; None: none), never
-    into a single cluster where there are several components.
+    ``cutoff`` (:func:`merge_components`, on ``rows``, or from the posterior weights ``tau`` of
+    some rows; None: none), then the clusters under ``min_size`` rows folded into large ones
+    (:func:`fold_small_clusters`; None: none, and so with ``labels`` None, when only ``tau`` is
+    here), never into a single cluster where there are several components.
 
     Returns
     -------
@@ -253,16 +254,17 @@ def group_components(parsed: ParsedData, labels: np.ndarray, cutoff: float | Non
         ``misclassification`` (DEMP's, else NaN), ``nats`` (a fold's rise of -ln p(X, z),
         else NaN) and ``clusters`` (how many are left).
     """
-    labels = np.asarray(labels, dtype=np.int64)
-    K = int(labels.max()) + 1 if len(labels) else 0
+    if labels is not None:
+        labels = np.asarray(labels, dtype=np.int64)
+    K = np.shape(tau)[1] if labels is None else int(labels.max()) + 1 if len(labels) else 0
     columns = ["step", "rule", "merged", "misclassification", "nats", "clusters"]
     cluster_of = np.arange(K, dtype=np.int64)
     steps = []
     if cutoff is not None and K > 2:
-        cluster_of, merged = merge_components(parsed, labels, cutoff, min_clusters=2, rows=rows)
+        cluster_of, merged = merge_components(parsed, labels, cutoff, tau=tau, min_clusters=2, rows=rows)
         steps += [{"rule": "overlap", "merged": r.merged, "misclassification": r.misclassification,
                    "nats": math.nan, "clusters": r.clusters} for r in merged.itertuples()]
-    if min_size is not None and cluster_of.max(initial=0) + 1 > 2:
+    if min_size is not None and labels is not None and cluster_of.max(initial=0) + 1 > 2:
         fold_of, folds = fold_small_clusters(parsed, cluster_of[labels], min_size, prior, min_clusters=2)
         left = int(cluster_of.max()) + 1
 

@@ -157,7 +157,6 @@ def fit_partitioned(est, X, default_sample_rows: int, progress=None, stop=None):
     import pandas as pd
     from sklearn.base import clone
 
-    from mapdp_core.engine.merging import merge_components
     from mapdp_core.engine.model_data import ModelData
     from mapdp_core.engine.partitioned import DaskParts, Layout, item_of, partitioned_sweeps, table_labels
     from mapdp_core.core.validation import check_bool, check_int
@@ -261,7 +260,7 @@ def fit_partitioned(est, X, default_sample_rows: int, progress=None, stop=None):
     est.partitions_ = history
     est.partitions_.attrs.update(parts=len(all_lengths), rows=N, sample_rows=len(sample_rows), seed=seed,
                                  sample_seconds=sample_seconds, seconds=time.perf_counter() - t0, stopped=stopped)
-    _group_on_sample(est, sample_fit, merge_components)
+    _group_on_sample(est, sample_fit)
     return est
 
 
@@ -273,25 +272,23 @@ def _slim(fitted):
     return slim
 
 
-def _group_on_sample(est, sample_fit, merge_components) -> None:
-    """``merge``: components grouped by DEMP (``engine.merging``) from the posterior weights of
-    the sample's rows under the full fit's statistics."""
-    import pandas as pd
-
-    from mapdp_core.engine.merging import posterior_weights_from
+def _group_on_sample(est, sample_fit) -> None:
+    """``merge``: components grouped by DEMP (``engine.merging.group_components``) from the
+    posterior weights of the sample's rows under the full fit's statistics."""
+    from mapdp_core.engine.merging import group_components, posterior_weights_from
 
     cutoff = est._merge_cutoff(sample_fit.hyperparameter_search_)  # "auto" merges when the search ran
     K = est.n_components_
-    cluster_of = np.arange(K, dtype=np.int64)
-    merges = pd.DataFrame(columns=["step", "rule", "merged", "misclassification", "nats", "clusters"])
     if cutoff is not None and K > 2:
         tau = posterior_weights_from(est._fitted_model(), K, sample_fit._parsed.X)
-        cluster_of, merged = merge_components(sample_fit._parsed, None, cutoff, tau=tau, min_clusters=2)
-        merges = merged.assign(rule="overlap", nats=np.nan)[merges.columns]
+    else:  # nothing to merge: the weights of no rows over the K components
+        tau = np.zeros((0, K))
+    # no folding here: the joint of a union needs its rows in this process
+    cluster_of, merges = group_components(sample_fit._parsed, None, cutoff, None, None, tau=tau)
     est.cluster_of_component_ = cluster_of
     est.merges_ = merges
     est.merge_cutoff_ = cutoff
-    est.min_cluster_size_ = None  # folding needs the rows of each union here
+    est.min_cluster_size_ = None
     if len(merges):
         table = cluster_of
         est.labels_ = est.component_labels_.map_blocks(lambda b: table[b], dtype=np.int64)
