@@ -14,12 +14,16 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from mapdp_core.kernels import dp_mixture
-from mapdp_core.families import KERNEL_SLOTS, SLOT_OF, categorical, gaussian_known, normal_wishart
+from mapdp_core.families import (FAMILIES, KERNEL_SLOTS, SLOT_OF, categorical, gaussian_known, normal_wishart,
+                                 normal_wishart_tied)
 from mapdp_core.core.spec import ParsedData
 
 from .partition_prior import DirichletProcess, as_partition_prior
 
-_GA, _NW, _CA = (KERNEL_SLOTS.index(m) for m in (gaussian_known, normal_wishart, categorical))
+_GA, _NW, _NWT, _CA = (KERNEL_SLOTS.index(m) for m in (gaussian_known, normal_wishart, normal_wishart_tied, categorical))
+#: the blocks of one family each whose chain rule over observed entries is their term of the joint
+#: when they have gaps (``observed_log_marginals``), slot -> module
+_CHAINED = {_NW: normal_wishart, _NWT: normal_wishart_tied}
 
 #: the most memory the per-cluster statistics of one ModelData may take (bytes). Growth beyond
 #: it stops with a clear message instead of exhausting the machine: e.g. a categorical column of
@@ -67,7 +71,7 @@ class ModelData:
         def build(slot, module):
             if slot == _GA:
                 return ga
-            if slot == _NW:  # one block at most: its prior as it is
+            if slot in _CHAINED:  # one block at most: its prior as it is
                 return module.build(cols(slot), by_slot[slot][0].prior, cap) if by_slot[slot] else module.empty(N, cap)
             if slot == _CA:  # one alpha0 vector per column
                 return module.build(cols(slot), {"alpha0": [a for b in by_slot[slot] for a in b.prior["alpha0"]]}, cap)
@@ -81,6 +85,10 @@ class ModelData:
         # ``start`` loaded (the sweeps update that array in place) unless one is passed, and
         # the stored rows in the input's order (``input_rows``; None: stored in input order).
         self.nw_gaps = bool(by_slot[_NW]) and normal_wishart.has_gaps(self.fams[_NW])
+        self.tied_gaps = bool(by_slot[_NWT]) and normal_wishart_tied.has_gaps(self.fams[_NWT])
+        # a family whose clusters share statistics (the tied covariance): every move changes every
+        # cluster's score, so no score may be kept across moves (no threaded prescoring)
+        self.shared_statistics = any(FAMILIES[b.family].shared_statistics for b in parsed.blocks)
         self.labels = None
         self.input_rows = None
         self.cnt = np.zeros(cap)
@@ -140,6 +148,11 @@ class ModelData:
             out[: len(take)] = a[take]
             return out
         self.fams = tuple(fam[:nf] + tuple(remap(a) for a in fam[nf:]) for fam, nf in zip(self.fams, self.n_fixed))
+        new_number = np.full(self.capacity, -1, dtype=np.int64)
+        new_number[np.asarray(take, dtype=np.int64)] = np.arange(len(take))
+        for module, fam in zip(KERNEL_SLOTS, self.fams):  # statistics that name a row's cluster
+            if hasattr(module, "renumber"):
+                module.renumber(fam, new_number)
         self.cnt, self.logcnt = remap(self.cnt), remap(self.logcnt)
         dp_mixture.reset_slots(len(take), new_cap, self.cnt, self.logcnt, self.fams)
 
@@ -179,7 +192,8 @@ class ModelData:
             parts = [M[:, b.columns] for b in blocks]
             width = self.fams[slot][0].shape[1]
             new_x.append(np.ascontiguousarray(np.hstack(parts)) if parts else np.zeros((len(M), width)))
-        fams = self.private_fams(tuple((x,) + fam[1:] for x, fam in zip(new_x, self.fams)))
+        fams = self.private_fams(tuple(module.for_rows(fam, x) if hasattr(module, "for_rows") else (x,) + fam[1:]
+                                       for module, x, fam in zip(KERNEL_SLOTS, new_x, self.fams)))
         (Y, *rest), jacobian = self._gaussian_known_rows(M)
         ga = self.fams[_GA]
         ga = (Y,) + ga[1:4] + tuple(rest) + ga[gaussian_known.N_FIXED:]
@@ -202,11 +216,11 @@ class ModelData:
         return nlp + pconst[:, None], d_prior + pconst
 
     def private_fams(self, fams=None):
-        """``fams`` (default the model's) with scratch space of its own (the families' "work"
-        arrays), the rest shared: for a kernel that only reads the statistics in another
+        """``fams`` (default the model's) with scratch space of its own (the families' arrays named
+        "work..."), the rest shared: for a kernel that only reads the statistics in another
         thread at the same time as others (the sweep's prescoring, ``score_rows``)."""
         fams = self.fams if fams is None else fams
-        return tuple(tuple(a.copy() if name == "work" and j < module.N_FIXED else a
+        return tuple(tuple(a.copy() if name.startswith("work") and j < module.N_FIXED else a
                            for j, (name, a) in enumerate(zip(module.LAYOUT, fam)))
                      for module, fam in zip(KERNEL_SLOTS, fams))
 
@@ -240,16 +254,20 @@ class ModelData:
         added to the other families' closed forms."""
         lm = np.empty(K)
         labels = self.labels if labels is None else labels
-        if nw_observed is None and not (self.nw_gaps and labels is not None):
+        chained = {}  # slot -> its observed-entries terms, for the gappy blocks of _CHAINED
+        if nw_observed is not None:
+            chained[_NW] = nw_observed
+        elif self.nw_gaps and labels is not None:
+            chained[_NW] = normal_wishart.observed_log_marginals(self.fams[_NW], labels, K, self.input_rows)
+        if self.tied_gaps and labels is not None:
+            chained[_NWT] = normal_wishart_tied.observed_log_marginals(self.fams[_NWT], labels, K, self.input_rows)
+        if not chained:
             dp_mixture.log_marginals(K, self.fams, lm)
             return lm
-        nw = self.fams[_NW]
-        cap = nw[normal_wishart.N_FIXED].shape[0]
-        others = self.fams[:_NW] + (normal_wishart.empty(self.N, cap),) + self.fams[_NW + 1:]
+        cap = self.capacity
+        others = tuple(_CHAINED[slot].empty(self.N, cap) if slot in chained else fam for slot, fam in enumerate(self.fams))
         dp_mixture.log_marginals(K, others, lm)
-        if nw_observed is None:
-            nw_observed = normal_wishart.observed_log_marginals(nw, labels, K, self.input_rows)
-        return lm + nw_observed
+        return lm + sum(chained.values())
 
     def imputation_values(self, K: int) -> np.ndarray:
         """(K, D) value per cluster and column with which a missing entry is filled for display
@@ -282,17 +300,18 @@ class ModelData:
             mean[:, b.columns] = m
             covariances[tuple(b.names)] = c
             off += d
-        if self.by_slot[_NW]:
-            b = self.by_slot[_NW][0]
-            m, c = normal_wishart.summary(self.fams[_NW], K)
-            mean[:, b.columns] = m
-            covariances[tuple(b.names)] = c
+        for slot, module in _CHAINED.items():
+            if self.by_slot[slot]:
+                b = self.by_slot[slot][0]
+                m, c = module.summary(self.fams[slot], K)
+                mean[:, b.columns] = m
+                covariances[tuple(b.names)] = c
         cat_cols = [(j, n) for b in self.by_slot[_CA] for j, n in zip(b.columns, b.names)]
         for (j, name), probs in zip(cat_cols, categorical.summary(self.fams[_CA], K) if cat_cols else []):
             proportions[name] = probs
         for slot, module in enumerate(KERNEL_SLOTS):  # the column families: a mean per column
             cols = [j for b in self.by_slot[slot] for j in b.columns]
-            if cols and slot not in (_GA, _NW, _CA):
+            if cols and slot not in (_GA, _CA, *_CHAINED):
                 mean[:, cols] = module.summary(self.fams[slot], K)
         return {"mean": mean, "covariance": covariances, "proportions": proportions}
 

@@ -143,7 +143,8 @@ def run_sweeps(parsed: ParsedData, N0, order: np.ndarray, tol: float, max_iter: 
     model, labels, K, inverse = _load_in_visiting_order(parsed, order, init)
     identity = np.arange(model.N, dtype=np.int64)
     prior = as_partition_prior(N0)
-    parallel = rng is None and threads > 1 and model.N >= PARALLEL_SWEEP_ROWS
+    # a family whose clusters share statistics changes every score with each move: nothing to prescore
+    parallel = rng is None and threads > 1 and model.N >= PARALLEL_SWEEP_ROWS and not model.shared_statistics
     pool = ThreadPoolExecutor(threads - 1) if parallel else None
     try:
         yield from _sweeps_of(model, labels, K, identity, None if inverse is None else order, inverse, prior,

@@ -44,6 +44,7 @@ from . import gaussian_known
 from . import geometric
 from . import normal_gamma
 from . import normal_wishart
+from . import normal_wishart_tied
 from . import poisson
 
 
@@ -57,7 +58,10 @@ class Family:
     multiplied by the "weight" knob (they keep the prior mean and scale its weight in
     pseudo-observations). ``derived_keys``: keys of the resolved prior that are not
     hyperparameters the user may pass (the Bernoulli's ``n = 1``). ``profile_kind``: how
-    :mod:`mapdp_core.evaluation.profiles` summarises such a column.
+    :mod:`mapdp_core.evaluation.profiles` summarises such a column. ``shared_statistics``: the
+    clusters share statistics (the tied Normal-Wishart's covariance), so p(X | z) is not a product
+    over clusters: a cluster's cost alone, a merge's rise from the two clusters' costs and a
+    score kept while other clusters change (threaded prescoring) do not exist for it.
     """
 
     name: str
@@ -70,6 +74,7 @@ class Family:
     help: str
     spread_power: int = 1
     derived_keys: tuple = ()
+    shared_statistics: bool = False
 
     def describe(self, block, X: np.ndarray) -> list[str]:
         """Sentences saying what ``block``'s resolved prior means in the data's terms."""
@@ -98,6 +103,9 @@ _RECORDS = (
     Family("normal_wishart", normal_wishart, "block", True, "B0", (), _REAL,
            "real numbers modelled jointly, with correlations (all columns given it form one block)",
            spread_power=-1),
+    Family("normal_wishart_tied", normal_wishart_tied, "block", True, "B0", (), _REAL,
+           "real numbers modelled jointly, with one covariance shared by all clusters (clusters differ "
+           "only in their centres)", spread_power=-1, shared_statistics=True),
     Family("normal_gamma", normal_gamma, "column", True, "b0", (), _REAL,
            "a real number (own mean and variance per cluster)"),
     Family("bernoulli", beta_binomial, "column", False, None, ("alpha0", "beta0"), "binary", "yes/no",
@@ -114,11 +122,14 @@ _RECORDS = (
 #: family name -> its record
 FAMILIES = {f.name: f for f in _RECORDS}
 
+#: the families whose clusters share statistics (``Family.shared_statistics``)
+SHARED_FAMILIES = tuple(f.name for f in _RECORDS if f.shared_statistics)
+
 #: the Gaussian families (real-valued; "spread" scales them, standardising suits them)
 GAUSSIAN_FAMILIES = tuple(f.name for f in _RECORDS if f.gaussian)
 
 #: order of the family tuples handed to the kernel
-KERNEL_SLOTS = (gaussian_known, normal_gamma, normal_wishart, beta_binomial, categorical, poisson, exponential, geometric)
+KERNEL_SLOTS = (gaussian_known, normal_gamma, normal_wishart, normal_wishart_tied, beta_binomial, categorical, poisson, exponential, geometric)
 
 #: family name -> position of its module's tuple in the kernel's ``fams``
 SLOT_OF = {f.name: KERNEL_SLOTS.index(f.module) for f in _RECORDS}

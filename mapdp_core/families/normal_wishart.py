@@ -462,18 +462,18 @@ def default_prior(X: np.ndarray) -> dict:
 
 def resolve_prior(user: dict, X: np.ndarray, names, family: str = NAME) -> dict:
     D = X.shape[1]
-    prior = merge_prior(user, X, names, NAME, ("m0", "c0", "a0", "B0"), default_prior)
+    prior = merge_prior(user, X, names, family, ("m0", "c0", "a0", "B0"), default_prior)
     m0 = np.asarray(prior["m0"], dtype=float).reshape(-1) if np.ndim(prior["m0"]) else np.full(D, float(prior["m0"]))
     if m0.shape != (D,) or not np.all(np.isfinite(m0)):
-        raise ValueError(f"{NAME} prior 'm0' must be {D} finite numbers, got shape {m0.shape}.")
+        raise ValueError(f"{family} prior 'm0' must be {D} finite numbers, got shape {m0.shape}.")
     c0, a0 = prior["c0"], prior["a0"]
     if np.ndim(c0) or not np.isfinite(c0) or c0 <= 0:
-        raise ValueError(f"{NAME} prior 'c0' (precision scale of the mean) must be one number > 0, got {c0!r}.")
+        raise ValueError(f"{family} prior 'c0' (precision scale of the mean) must be one number > 0, got {c0!r}.")
     if np.ndim(a0) or not np.isfinite(a0) or a0 <= D - 1:
         raise ValueError(
-            f"{NAME} prior 'a0' (Wishart degrees of freedom) must be one number > D - 1 = {D - 1}, got {a0!r}."
+            f"{family} prior 'a0' (Wishart degrees of freedom) must be one number > D - 1 = {D - 1}, got {a0!r}."
         )
-    return {"m0": m0, "c0": float(c0), "a0": float(a0), "B0": spd_matrix(prior["B0"], "B0 (Wishart scale matrix)", D, NAME)}
+    return {"m0": m0, "c0": float(c0), "a0": float(a0), "B0": spd_matrix(prior["B0"], "B0 (Wishart scale matrix)", D, family)}
 
 
 def build(X: np.ndarray, prior: dict, cap: int):

@@ -3,7 +3,7 @@
 
 Every kernel takes all families' arrays as one tuple of tuples (``fams``, ordered as
 ``families.KERNEL_SLOTS``; an unused family has zero columns) and reaches the families
-through six dispatchers (``_reset``, ``_move``, ``_nlp``, ``_nlp_loo``, ``_pconst``,
+through seven dispatchers (``_reset``, ``_move``, ``_nlp``, ``_nlp_loo``, ``_nlp_new``, ``_pconst``,
 ``_logml``), each calling every family's function of that name with the family's own tuple.
 That keeps numba's disk cache (no functions passed as arguments, no closures) and avoids
 branching on a family code in the inner loop (DESIGN.md, convention 4). The dispatchers and
@@ -33,6 +33,7 @@ from .cache import drop_stale_cache, families_digest
 from mapdp_core.families import gaussian_known as _gk
 from mapdp_core.families import normal_gamma as _ng
 from mapdp_core.families import normal_wishart as _nw
+from mapdp_core.families import normal_wishart_tied as _nwt
 from mapdp_core.families import beta_binomial as _bb
 from mapdp_core.families import categorical as _ca
 from mapdp_core.families import poisson as _po
@@ -46,11 +47,12 @@ def _reset(k, fams):
     _gk.reset(k, fams[0])
     _ng.reset(k, fams[1])
     _nw.reset(k, fams[2])
-    _bb.reset(k, fams[3])
-    _ca.reset(k, fams[4])
-    _po.reset(k, fams[5])
-    _ex.reset(k, fams[6])
-    _ge.reset(k, fams[7])
+    _nwt.reset(k, fams[3])
+    _bb.reset(k, fams[4])
+    _ca.reset(k, fams[5])
+    _po.reset(k, fams[6])
+    _ex.reset(k, fams[7])
+    _ge.reset(k, fams[8])
 
 
 @njit(cache=True, inline="always")
@@ -59,35 +61,44 @@ def _move(i, k, sign, fams):
     _gk.move(i, k, sign, fams[0])
     _ng.move(i, k, sign, fams[1])
     _nw.move(i, k, sign, fams[2])
-    _bb.move(i, k, sign, fams[3])
-    _ca.move(i, k, sign, fams[4])
-    _po.move(i, k, sign, fams[5])
-    _ex.move(i, k, sign, fams[6])
-    _ge.move(i, k, sign, fams[7])
+    _nwt.move(i, k, sign, fams[3])
+    _bb.move(i, k, sign, fams[4])
+    _ca.move(i, k, sign, fams[5])
+    _po.move(i, k, sign, fams[6])
+    _ex.move(i, k, sign, fams[7])
+    _ge.move(i, k, sign, fams[8])
 
 
 @njit(cache=True, inline="always")
 def _nlp(i, k, fams):
     """-ln f(x_i | theta_k), up to data-only constants, summed over the families."""
-    return (_gk.nlp(i, k, fams[0]) + _ng.nlp(i, k, fams[1]) + _nw.nlp(i, k, fams[2]) + _bb.nlp(i, k, fams[3]) + _ca.nlp(i, k, fams[4]) + _po.nlp(i, k, fams[5]) + _ex.nlp(i, k, fams[6]) + _ge.nlp(i, k, fams[7]))
+    return (_gk.nlp(i, k, fams[0]) + _ng.nlp(i, k, fams[1]) + _nw.nlp(i, k, fams[2]) + _nwt.nlp(i, k, fams[3]) + _bb.nlp(i, k, fams[4]) + _ca.nlp(i, k, fams[5]) + _po.nlp(i, k, fams[6]) + _ex.nlp(i, k, fams[7]) + _ge.nlp(i, k, fams[8]))
 
 
 @njit(cache=True, inline="always")
 def _nlp_loo(i, k, fams):
     """The same with row i left out of cluster k (which stays as it is)."""
-    return (_gk.nlp_loo(i, k, fams[0]) + _ng.nlp_loo(i, k, fams[1]) + _nw.nlp_loo(i, k, fams[2]) + _bb.nlp_loo(i, k, fams[3]) + _ca.nlp_loo(i, k, fams[4]) + _po.nlp_loo(i, k, fams[5]) + _ex.nlp_loo(i, k, fams[6]) + _ge.nlp_loo(i, k, fams[7]))
+    return (_gk.nlp_loo(i, k, fams[0]) + _ng.nlp_loo(i, k, fams[1]) + _nw.nlp_loo(i, k, fams[2]) + _nwt.nlp_loo(i, k, fams[3]) + _bb.nlp_loo(i, k, fams[4]) + _ca.nlp_loo(i, k, fams[5]) + _po.nlp_loo(i, k, fams[6]) + _ex.nlp_loo(i, k, fams[7]) + _ge.nlp_loo(i, k, fams[8]))
+
+
+@njit(cache=True, inline="always")
+def _nlp_new(i, fams):
+    """The part of -ln f(x_i | theta0) (a new cluster) that changes as rows move: the families whose
+    clusters share statistics score the new cluster here (their ``nlp`` of an empty slot is 0),
+    the others' part is fixed and in ``d_new``."""
+    return (_nwt.nlp_new(i, fams[3]))
 
 
 @njit(cache=True, inline="always")
 def _pconst(i, fams):
     """The data-only constants of row i (ln x!, binomial coefficients)."""
-    return (_bb.pconst(i, fams[3]) + _po.pconst(i, fams[5]))
+    return (_bb.pconst(i, fams[4]) + _po.pconst(i, fams[6]))
 
 
 @njit(cache=True, inline="always")
 def _logml(k, fams):
     """ln p(X_k | theta0), up to the same constants, summed over the families."""
-    return (_gk.logml(k, fams[0]) + _ng.logml(k, fams[1]) + _nw.logml(k, fams[2]) + _bb.logml(k, fams[3]) + _ca.logml(k, fams[4]) + _po.logml(k, fams[5]) + _ex.logml(k, fams[6]) + _ge.logml(k, fams[7]))
+    return (_gk.logml(k, fams[0]) + _ng.logml(k, fams[1]) + _nw.logml(k, fams[2]) + _nwt.logml(k, fams[3]) + _bb.logml(k, fams[4]) + _ca.logml(k, fams[5]) + _po.logml(k, fams[6]) + _ex.logml(k, fams[7]) + _ge.logml(k, fams[8]))
 
 
 @njit(cache=True, inline="always")
@@ -199,7 +210,7 @@ def sweep(order, start, stop_at, labels, K, first_sweep, log_new, gamma, d_new, 
     cap = cnt.shape[0]
     n_changed = 0
     sample = uniforms.shape[0] > 0
-    n_columns = (fams[0][0].shape[1] + fams[1][0].shape[1] + fams[2][0].shape[1] + fams[3][0].shape[1] + fams[4][0].shape[1] + fams[5][0].shape[1] + fams[6][0].shape[1] + fams[7][0].shape[1])
+    n_columns = (fams[0][0].shape[1] + fams[1][0].shape[1] + fams[2][0].shape[1] + fams[3][0].shape[1] + fams[4][0].shape[1] + fams[5][0].shape[1] + fams[6][0].shape[1] + fams[7][0].shape[1] + fams[8][0].shape[1])
     # a Normal-Wishart block alone: clusters can be pruned by the Student-t's mode (below)
     nw_only = not sample and nw_X.shape[1] > 0 and n_columns == nw_X.shape[1]
     # Normal-Gamma columns alone: a cluster is dropped as soon as a lower bound of its score
@@ -290,7 +301,7 @@ def sweep(order, start, stop_at, labels, K, first_sweep, log_new, gamma, d_new, 
         if prescoring:
             continue
         others = n_live - 1 if n_without <= 0.0 else n_live
-        s_new = d_new[i] - log_new[min(others, last_new)]
+        s_new = d_new[i] + _nlp_new(i, fams) - log_new[min(others, last_new)]
         if s_new < best:
             best = s_new
             best_k = K
@@ -374,7 +385,7 @@ def sugs_pass(order, start, labels, K, log_alpha, log_phi, d_new, cnt, logcnt, f
             if s < best:  # ties go to the lowest index
                 best = s
                 best_k = k
-        s_new = d_new[i] - (log_b - log_a)
+        s_new = d_new[i] + _nlp_new(i, fams) - (log_b - log_a)
         if s_new < best:
             best = s_new
             best_k = K
@@ -434,7 +445,7 @@ def score_rows(lo, hi, K, empty_slot, fams, nlp_out, d_new, pconst):
         for k in range(K):
             nlp_out[i, k] = _nlp(i, k, fams)
         k = empty_slot
-        d_new[i] = _nlp(i, k, fams)
+        d_new[i] = _nlp(i, k, fams) + _nlp_new(i, fams)
         pconst[i] = _pconst(i, fams)
 
 

@@ -10,8 +10,8 @@ from mapdp_core.core.spec import parse
 
 
 def test_every_family_has_a_complete_record():
-    assert set(FAMILIES) == {"spherical_gaussian", "gaussian_known_cov", "normal_wishart", "normal_gamma",
-                             "bernoulli", "binomial", "categorical", "poisson", "exponential", "geometric"}
+    assert set(FAMILIES) == {"spherical_gaussian", "gaussian_known_cov", "normal_wishart", "normal_wishart_tied",
+                             "normal_gamma", "bernoulli", "binomial", "categorical", "poisson", "exponential", "geometric"}
     for name, f in FAMILIES.items():
         assert isinstance(f, Family) and f.name == name
         assert f.help and f.kind in ("block", "column")
@@ -22,7 +22,8 @@ def test_every_family_has_a_complete_record():
 
 
 def test_gaussian_set_is_the_old_one():
-    assert set(GAUSSIAN_FAMILIES) == {"normal_wishart", "normal_gamma", "spherical_gaussian", "gaussian_known_cov"}
+    assert set(GAUSSIAN_FAMILIES) == {"normal_wishart", "normal_wishart_tied", "normal_gamma", "spherical_gaussian",
+                                      "gaussian_known_cov"}
     assert tuning.SCALED_FAMILIES == GAUSSIAN_FAMILIES
 
 
@@ -30,7 +31,12 @@ def test_profile_kinds_are_the_old_ones():
     assert profiles._KIND == {
         "bernoulli": "binary", "categorical": "categorical", "binomial": "ordinal", "poisson": "count",
         "geometric": "count", "exponential": "real", "normal_gamma": "real", "normal_wishart": "real",
-        "spherical_gaussian": "real", "gaussian_known_cov": "real"}
+        "normal_wishart_tied": "real", "spherical_gaussian": "real", "gaussian_known_cov": "real"}
+
+
+def test_only_the_tied_covariance_shares_statistics_across_clusters():
+    from mapdp_core.families import SHARED_FAMILIES
+    assert SHARED_FAMILIES == ("normal_wishart_tied",)
 
 
 def test_kind_module_view_for_old_callers():
