@@ -350,9 +350,9 @@ def parse(X, likelihood, prior=None) -> ParsedData:
             raise ValueError(f"prior has key(s) {stray} that match no likelihood entry; key the prior like the "
                              f"likelihood (by column, by the same tuple of columns, or by family name).")
     blocks = []
-    nw = [g for g in groups if g[0] == "normal_wishart"]
-    if len(nw) > 1:
-        raise ValueError("only one normal_wishart block is supported; put those columns in one block.")
+    for family in ("normal_wishart", "normal_wishart_tied"):
+        if sum(g[0] == family for g in groups) > 1:
+            raise ValueError(f"only one {family} block is supported; put those columns in one block.")
     for fam, cols, key in groups:
         kind, module = FAMILIES[fam]
         sub = M[:, cols]
@@ -371,6 +371,23 @@ def parse(X, likelihood, prior=None) -> ParsedData:
         resolved = _resolve_prior(module, user, sub, sub_names, fam)
         blocks.append(Block(fam, cols, sub_names, resolved, {n: categories[n] for n in text}))
     return ParsedData(M, names, blocks, categories)
+
+
+def shares_statistics(parsed: ParsedData) -> bool:
+    """Whether a block of ``parsed`` has clusters that share statistics (the tied covariance,
+    ``Family.shared_statistics``): then p(X | z) is not a product over clusters."""
+    return any(FAMILIES[b.family].shared_statistics for b in parsed.blocks)
+
+
+def refuse_shared_statistics(parsed: ParsedData, algorithm: str, why: str) -> None:
+    """A plain message when ``algorithm`` cannot run a family whose clusters share statistics
+    (``why``: what it needs that such a family does not give)."""
+    for b in parsed.blocks:
+        if FAMILIES[b.family].shared_statistics:
+            raise ValueError(
+                f"{algorithm} {why}, but the column(s) {b.names} are modelled with '{b.family}' (one covariance "
+                "shared by all clusters, whose clusters share statistics). Give them 'normal_wishart' (a covariance "
+                "per cluster) or 'normal_gamma' (each column alone), or fit with MAPDP.")
 
 
 def parse_rows(X, fitted: ParsedData, *, unseen: list | None = None) -> np.ndarray:

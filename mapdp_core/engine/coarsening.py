@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import gammaln
 
-from mapdp_core.core.spec import ParsedData
+from mapdp_core.core.spec import ParsedData, refuse_shared_statistics
 from mapdp_core.engine.model_data import ModelData
 from mapdp_core.families import KERNEL_SLOTS
 
@@ -99,6 +99,7 @@ def coarsened_merge(parsed: ParsedData, labels: np.ndarray, n0: float, zeta: flo
         One row per merge, in order: ``step``, ``merged`` (the two groups, as "0+3" and "1"),
         ``nats`` (how much the merge lowered the coarsened -ln joint) and ``clusters`` left.
     """
+    refuse_shared_statistics(parsed, "The coarsened merge", "scores each cluster from additive statistics of its own")
     labels = np.asarray(labels, dtype=np.int64)
     K = int(labels.max()) + 1
     model = ModelData(parsed)

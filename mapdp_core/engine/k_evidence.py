@@ -30,13 +30,13 @@ import math
 import numpy as np
 import pandas as pd
 
-from mapdp_core.core.spec import ParsedData
+from mapdp_core.core.spec import ParsedData, shares_statistics
 from mapdp_core.engine.lloyd import kmeans_labels, standardized_view
 from mapdp_core.engine.model_data import ModelData
 from mapdp_core.engine.partition_prior import as_partition_prior
 
-__all__ = ["ODDS_WORDS", "OUTLIER_ROWS", "cluster_cost", "k_evidence", "k_sentence", "merge_rise", "odds_words",
-           "outlier_sentence"]
+__all__ = ["ODDS_WORDS", "OUTLIER_ROWS", "PartitionCost", "cluster_cost", "k_evidence", "k_sentence", "merge_rise",
+           "odds_words", "outlier_sentence"]
 
 #: (least log odds in nats, words) in increasing order: Kass & Raftery (1995), Section 3.2,
 #: their 2 ln B thresholds 2, 6 and 10 halved.
@@ -65,6 +65,57 @@ def cluster_cost(parsed: ParsedData, rows: np.ndarray, n0) -> float:
     model.start(np.zeros(len(rows), dtype=np.int64))
     prior = as_partition_prior(n0)
     return model.neg_log_joint(1, prior) + prior.log_prob([len(rows)])
+
+
+class PartitionCost:
+    """-ln p(X, z | prior, theta0) of partitions of all the rows of ``parsed``, each given as a list
+    of row groups, and the rise of a merge of two of its groups.
+
+    Where p(X | z) is a product over clusters, a group's cost (:func:`cluster_cost`) is computed
+    once and reused, and a partition's is the prior's term plus its groups'. With a family whose
+    clusters share statistics (the tied covariance) a group has no cost of its own: every partition
+    is scored whole (one ``ModelData`` reloaded per partition, O(N D^2)), and a merge's rise is the
+    difference of two such joints."""
+
+    def __init__(self, parsed: ParsedData, n0):
+        self.parsed, self.n0, self.N = parsed, n0, parsed.X.shape[0]
+        self.factor = as_partition_prior(n0).log_cluster_factor
+        self.shared = shares_statistics(parsed)
+        self._model = ModelData(parsed) if self.shared else None
+        self._group: dict[bytes, float] = {}
+        self._whole: dict[bytes, float] = {}
+
+    def group(self, rows: np.ndarray) -> float:
+        """:func:`cluster_cost` of the rows (sorted), computed once."""
+        key = rows.tobytes()
+        if key not in self._group:
+            self._group[key] = cluster_cost(self.parsed, rows, self.n0)
+        return self._group[key]
+
+    def total(self, groups: list) -> float:
+        """-ln p(X, z) of the partition whose clusters are ``groups`` (arrays of rows, sorted)."""
+        if not self.shared:
+            return _crp([len(g) for g in groups], self.n0, self.N) + sum(self.group(g) for g in groups)
+        labels = np.empty(self.N, dtype=np.int64)
+        for k, g in enumerate(groups):
+            labels[g] = k
+        key = labels.tobytes()  # a merge's rise reads the partition it starts from once per pair
+        if key not in self._whole:
+            self._whole[key] = self._model.neg_log_joint(self._model.start(labels), self.n0)
+        return self._whole[key]
+
+    def data_cost(self, groups: list) -> float:
+        """The data's part of :meth:`total`, -ln p(X | z) plus the data-only constants."""
+        return self.total(groups) - _crp([len(g) for g in groups], self.n0, self.N)
+
+    def rise(self, groups: list, a: int, b: int) -> float:
+        """:func:`merge_rise` of merging ``groups[a]`` and ``groups[b]`` within the partition ``groups``."""
+        union = np.sort(np.concatenate([groups[a], groups[b]]))
+        n_a, n_b = len(groups[a]), len(groups[b])
+        if not self.shared:
+            return merge_rise(self.group(union), self.group(groups[a]), self.group(groups[b]), n_a, n_b, self.factor)
+        merged = [g for k, g in enumerate(groups) if k not in (a, b)] + [union]
+        return merge_rise(self.data_cost(merged) - self.data_cost(groups), 0.0, 0.0, n_a, n_b, self.factor)
 
 
 def merge_rise(union_cost: float, cost_a: float, cost_b: float, n_a: int, n_b: int, factor) -> float:
@@ -112,64 +163,56 @@ def k_evidence(parsed: ParsedData, labels: np.ndarray, n0, *, more: int = 2, see
     N = len(labels)
     K = int(labels.max()) + 1
     groups = [np.flatnonzero(labels == k) for k in range(K)]
-    costs = [cluster_cost(parsed, g, n0) for g in groups]
-    fitted = _crp([len(g) for g in groups], n0, N) + sum(costs)
+    cost = PartitionCost(parsed, n0)
+    fitted = cost.total(groups)
     rows = [{"K": K, "neg_log_joint": fitted, "how": "the fitted partition", "fitted": True}]
     partitions = {K: labels.copy()}
 
     # fewer clusters: merge the pair that costs least, again and again (what the prior's number
     # of clusters adds is the same for every pair)
-    factor = as_partition_prior(n0).log_cluster_factor
     ids = list(range(K))
     members = dict(enumerate(groups))
-    cost = dict(enumerate(costs))
     names = {k: str(k) for k in range(K)}
-    pair_cost: dict[tuple, float] = {}
     next_id = K
     while len(ids) > 1:
         best = None
+        current = [members[i] for i in ids]
         for a_pos, a in enumerate(ids):
-            for b in ids[a_pos + 1:]:
-                if (a, b) not in pair_cost:
-                    pair_cost[(a, b)] = cluster_cost(parsed, np.sort(np.concatenate([members[a], members[b]])), n0)
-                gain = merge_rise(pair_cost[(a, b)], cost[a], cost[b], len(members[a]), len(members[b]), factor)
+            for b_pos in range(a_pos + 1, len(ids)):
+                gain = cost.rise(current, a_pos, b_pos)
                 if best is None or gain < best[0]:
-                    best = (gain, a, b)
+                    best = (gain, a, ids[b_pos])
         _, a, b = best
         members[next_id] = np.sort(np.concatenate([members.pop(a), members.pop(b)]))
-        cost[next_id] = pair_cost[(a, b)]
         names[next_id] = f"{names[a]}+{names[b]}"
         ids = [i for i in ids if i not in (a, b)] + [next_id]
         next_id += 1
-        sizes = [len(members[i]) for i in ids]
         merged = np.empty(N, dtype=np.int64)
         for new, i in enumerate(ids):
             merged[members[i]] = new
         partitions[len(ids)] = merged
-        rows.append({"K": len(ids), "neg_log_joint": _crp(sizes, n0, N) + sum(cost[i] for i in ids),
+        rows.append({"K": len(ids), "neg_log_joint": cost.total([members[i] for i in ids]),
                      "how": "clusters " + ", ".join(f"({names[i]})" if "+" in names[i] else names[i] for i in ids),
                      "fitted": False})
 
     # more clusters: split the cluster whose best split in two costs least, ``more`` times
-    current = [(str(k), g, c) for k, (g, c) in enumerate(zip(groups, costs))]
+    current = [(str(k), g) for k, g in enumerate(groups)]
     for step in range(int(more)):
         best = None
-        for pos, (name, rows_k, c) in enumerate(current):
+        for pos, (name, rows_k) in enumerate(current):
             halves = _split(parsed, rows_k, seed + step)
             if halves is None:
                 continue
-            c1, c2 = cluster_cost(parsed, halves[0], n0), cluster_cost(parsed, halves[1], n0)
-            sizes = [len(g) for _, g, _ in current if g is not rows_k] + [len(halves[0]), len(halves[1])]
-            total = _crp(sizes, n0, N) + sum(cc for _, g, cc in current if g is not rows_k) + c1 + c2
+            total = cost.total([g for _, g in current if g is not rows_k] + [halves[0], halves[1]])
             if best is None or total < best[0]:
-                best = (total, pos, halves, c1, c2)
+                best = (total, pos, halves)
         if best is None:
             break
-        total, pos, halves, c1, c2 = best
+        total, pos, halves = best
         name = current[pos][0]
-        current = current[:pos] + current[pos + 1:] + [(f"{name}a", halves[0], c1), (f"{name}b", halves[1], c2)]
+        current = current[:pos] + current[pos + 1:] + [(f"{name}a", halves[0]), (f"{name}b", halves[1])]
         split = np.empty(N, dtype=np.int64)
-        for new, (_, g, _) in enumerate(current):
+        for new, (_, g) in enumerate(current):
             split[g] = new
         partitions[len(current)] = split
         rows.append({"K": len(current), "neg_log_joint": total,

@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from mapdp_core.core.spec import ParsedData
-from mapdp_core.engine.k_evidence import cluster_cost, merge_rise
+from mapdp_core.engine.k_evidence import PartitionCost
 from mapdp_core.engine.model_data import ModelData
 
 __all__ = ["FAR_OUTLIER_NATS", "MERGE_CUTOFF", "MERGE_ROWS", "SMALL_CLUSTER_ROWS", "SMALL_CLUSTER_SHARE",
@@ -216,15 +216,11 @@ def fold_small_clusters(parsed: ParsedData, labels: np.ndarray, min_size: int, p
     target = np.arange(K, dtype=np.int64)
     folds = []
     if not large.all():
-        from mapdp_core.engine.partition_prior import as_partition_prior
-
-        factor = as_partition_prior(prior).log_cluster_factor  # -ln p(z) of a merge besides K's part
         members = [np.flatnonzero(labels == k) for k in range(K)]
-        cost = {k: cluster_cost(parsed, members[k], prior) for k in range(K)}
+        cost = PartitionCost(parsed, prior)  # -ln p(z) of a merge besides K's part, as merge_rise
         big = np.flatnonzero(large)
         for s in np.flatnonzero(~large):
-            rise = [merge_rise(cluster_cost(parsed, np.sort(np.concatenate([members[s], members[b]])), prior),
-                               cost[s], cost[b], sizes[s], sizes[b], factor) for b in big]
+            rise = [cost.rise(members, s, b) for b in big]
             best = int(np.argmin(rise))
             if rise[best] <= FAR_OUTLIER_NATS * sizes[s]:
                 target[s] = big[best]

@@ -144,6 +144,7 @@ import numpy as np
 from numba import njit
 from scipy.special import gammaln
 
+from mapdp_core.core.spec import refuse_shared_statistics
 from mapdp_core.kernels import dp_mixture
 from mapdp_core.engine.model_data import ModelData
 from mapdp_core.core.validation import check_choice, check_int, check_nonneg, check_real, restart_plan
@@ -606,6 +607,7 @@ class MAPIHMM(_LengthsMixin, SweepEstimator):
             "tol": check_nonneg(self.tol, "tol"),
         }
         problem = MAPDP(N0=N0, likelihood=self.likelihood, prior=self.prior, max_iter=1)._validate(X)
+        refuse_shared_statistics(problem.data, "MAP-iHMM", "scores a new state from a fixed prior predictive per row")
         T = problem.n_rows
         prv, nxt = _neighbours(self._extra(), T)
         lengths = _lengths_of(prv)

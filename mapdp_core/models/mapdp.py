@@ -302,8 +302,11 @@ class MAPDP(SweepEstimator):
         Every candidate the automatic search compared (stage, structure, spread, weight, N0,
         K, neg_log_joint, seconds, chosen); None when nothing was searched.
     hyperparameters_ : dict
-        The chosen knobs: structure ("independent" or "joint", "+categorical scales" when the
-        binomial columns read best as categorical), spread and weight (relative to the
+        The chosen knobs: structure ("independent", "joint" or "shared": the real-valued columns
+        each alone, as one block with a covariance per cluster, or as one block whose clusters
+        share a covariance, :data:`mapdp_core.selection.auto.SHAPES`; "+categorical scales" when the
+        binomial columns read best as categorical), ``shape`` (the structure's cluster shape in
+        words, with its mclust name), spread and weight (relative to the
         empirical-Bayes defaults), N0, the rows the search used, and the rows on which the
         structure was checked again (large tables; 0 otherwise).
     %(n_features_in_)s
@@ -364,7 +367,8 @@ class MAPDP(SweepEstimator):
             choice = choose_hyperparameters(
                 data, likelihood, search_prior=search_prior, search_N0=search_N0,
                 N0=1.0 if search_N0 else _engine_n0(N0), prior=None if search_prior else prior,
-                allow_joint=auto is not None, random_state=self.random_state, n_jobs=self.n_jobs)
+                allow_joint=auto is not None, random_state=self.random_state, n_jobs=self.n_jobs,
+                allow_shared=not getattr(self, "_partitioned_sample", False))
             likelihood, prior, N0 = choice.likelihood, choice.prior, choice.N0
         parsed = parse(data, likelihood, prior)
         N = parsed.X.shape[0]
@@ -635,7 +639,7 @@ class MAPDP(SweepEstimator):
         """likelihood_, dropped_columns_, hyperparameter_search_ and hyperparameters_ (see the class docstring)."""
         import pandas as pd
 
-        from mapdp_core.selection.auto import is_joint
+        from mapdp_core.selection.auto import is_block, shape_words
 
         reasons = dict(zip(auto.table["column"], auto.table["reason"])) if auto is not None else {}
         rows = []
@@ -643,8 +647,9 @@ class MAPDP(SweepEstimator):
             joint = len(b.names) > 1 and FAMILIES[b.family].kind == "block"
             for name in b.names:
                 why = reasons.get(name, "given")
-                if joint and choice is not None and is_joint(choice.structure):
-                    why = f"{why}; with the other real-valued columns as one correlated block (chosen by the evidence)"
+                if joint and choice is not None and is_block(choice.structure):
+                    why = (f"{why}; with the other real-valued columns as one correlated block, "
+                           f"{shape_words(choice.structure)} (chosen by the evidence)")
                 elif b.family == "categorical" and auto is not None and auto.likelihood.get(name) == "binomial":
                     why = f"{why}; each level its own probability (categorical), chosen over binomial by the evidence"
                 rows.append({"column": name, "family": b.family, "reason": why})
@@ -652,7 +657,8 @@ class MAPDP(SweepEstimator):
         self.dropped_columns_ = (auto.dropped.copy() if auto is not None
                                  else pd.DataFrame(columns=["column", "role", "reason"]))
         self.hyperparameter_search_ = choice.table.copy() if choice is not None else None
-        self.hyperparameters_ = ({"structure": choice.structure, "spread": choice.spread, "weight": choice.weight,
+        self.hyperparameters_ = ({"structure": choice.structure, "shape": shape_words(choice.structure),
+                                  "spread": choice.spread, "weight": choice.weight,
                                   "N0": choice.N0, "rows_searched": choice.rows_searched,
                                   "rows_checked": choice.rows_checked}
                                  if choice is not None else {"N0": self.N0_})

@@ -159,6 +159,7 @@ def fit_partitioned(est, X, default_sample_rows: int, progress=None, stop=None):
 
     from mapdp_core.engine.model_data import ModelData
     from mapdp_core.engine.partitioned import DaskParts, Layout, item_of, partitioned_sweeps, table_labels
+    from mapdp_core.core.spec import refuse_shared_statistics
     from mapdp_core.core.validation import check_bool, check_int
 
     t0 = time.perf_counter()
@@ -190,7 +191,13 @@ def fit_partitioned(est, X, default_sample_rows: int, progress=None, stop=None):
     sample = pd.concat(pieces) if isinstance(pieces[0], pd.DataFrame) else np.concatenate(pieces)
 
     # phase 1: the sample, fitted here as any table (its restarts kept by the exact joint)
-    sample_fit = clone(est).set_params(restart_rows=None, merge=None, random_state=seed).fit(sample)
+    sample_fit = clone(est).set_params(restart_rows=None, merge=None, random_state=seed)
+    # the parts are swept in rounds that keep each part's scores while other parts move rows, which a
+    # covariance shared by all clusters (every move changes every score) does not allow: not offered
+    sample_fit._partitioned_sample = True
+    sample_fit.fit(sample)
+    refuse_shared_statistics(sample_fit._parsed, "MAPDP on a Dask collection", "sweeps the parts in rounds that "
+                             "keep each part's scores while other parts move rows")
     sample_seconds = time.perf_counter() - t0
     if stop is not None and stop.is_set():
         raise FitStopped("stopped while the sample was fitted; nothing is fitted.")

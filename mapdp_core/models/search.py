@@ -57,6 +57,7 @@ from typing import Iterator
 import numpy as np
 from scipy.special import digamma
 
+from mapdp_core.core.spec import refuse_shared_statistics
 from mapdp_core.kernels import dp_mixture
 from mapdp_core.engine.model_data import ModelData
 from mapdp_core.core.validation import check_bool, check_choice, check_int
@@ -511,6 +512,8 @@ class DPSearch(PredictsAsMAPDP, SweepEstimator):
         problem = MAPDP(N0=self.N0, likelihood=self.likelihood, prior=self.prior, max_iter=1,
                         random_state=self.random_state)._validate(X)
         parsed = problem.data
+        refuse_shared_statistics(parsed, "The DP search", "scores each cluster from its own statistics and a fixed "
+                                 "new-cluster cost per row")
         heuristic = self.heuristic
         spherical = None
         if heuristic == "admissible":

@@ -29,9 +29,10 @@ empirical-Bayes defaults:
 
 * ``spread``: the Gaussian families' expected within-cluster variance times s;
 * ``weight``: the Beta, Gamma and Dirichlet priors' pseudo-observations times w;
-* ``structure``: the real-valued columns as independent normal_gamma columns, or as one
-  Normal-Wishart block with correlations (only with ``likelihood="auto"``, 2 to
-  :data:`MAX_JOINT_COLUMNS` such columns); and, where columns were suggested as binomial
+* ``structure``: the real-valued columns as independent normal_gamma columns, as one
+  Normal-Wishart block with a covariance per cluster, or as one block whose clusters share one
+  covariance (the tied Normal-Wishart, mclust's EEE; :data:`SHAPES`), only with
+  ``likelihood="auto"`` and 2 to :data:`MAX_JOINT_COLUMNS` such columns; and, where columns were suggested as binomial
   (counts of trials, ordinal scales), each structure also with those columns categorical
   (:data:`CATEGORICAL_SCALES`, :func:`structures`);
 * ``N0`` on :data:`N0_GRID`, the range of the papers' experiments (PLOS Section 5 uses 3).
@@ -78,6 +79,7 @@ from mapdp_core.core.estimator import run_many
 from mapdp_core.core.labels import relabel_by_first_appearance
 
 __all__ = ["AutoChoice", "AutoData", "AutoLikelihoodWarning", "MAX_COMPONENTS", "MAX_JOINT_COLUMNS", "MIN_JOINT_OBSERVED",
+           "SHAPES", "is_block", "shape_words",
            "N0_GRID",
            "SEARCH_ROWS", "SPREAD_GRID", "WEIGHT_GRID", "WIDE_COLUMNS", "WIDE_MODES", "check_wide", "WideProjection", "auto_likelihood",
            "choose_hyperparameters", "encode_rows", "project_wide", "screen_columns", "sparse_real_columns", "structured_likelihood",
@@ -489,42 +491,79 @@ def sparse_real_columns(X, likelihood) -> frozenset:
 CATEGORICAL_SCALES = "+categorical scales"
 
 
+#: The Gaussian structures the search compares, the family that holds the real-valued columns
+#: in each (None: each column its own normal_gamma), and the cluster shape in words with its name
+#: among mclust's 14 covariance models (Fraley & Raftery 2002, JASA 97:611, Table 1; Celeux &
+#: Govaert 1995): volume, shape and orientation each Equal across clusters, Variable, or the
+#: Identity / axis-aligned.
+SHAPES = {
+    "independent": (None, "each cluster with its own spread per column, no correlations "
+                          "(mclust VVI: variable volume and shape, axis-aligned)"),
+    "joint": ("normal_wishart", "each cluster with a covariance of its own (mclust VVV: variable volume, "
+                                "shape and orientation)"),
+    "shared": ("normal_wishart_tied", "one covariance shared by all clusters (mclust EEE: equal volume, "
+                                      "shape and orientation; clusters differ in their centres)"),
+}
+
+
+def _base(structure: str) -> str:
+    return structure.split("+")[0]
+
+
 def is_joint(structure: str) -> bool:
-    """Whether ``structure`` puts the real-valued columns in one Normal-Wishart block."""
-    return structure.split("+")[0] == "joint"
+    """Whether ``structure`` puts the real-valued columns in one Normal-Wishart block with a
+    covariance per cluster."""
+    return _base(structure) == "joint"
+
+
+def is_block(structure: str) -> bool:
+    """Whether ``structure`` puts the real-valued columns in one correlated block (a covariance
+    per cluster, "joint", or one shared by all clusters, "shared")."""
+    return SHAPES.get(_base(structure), (None,))[0] is not None
+
+
+def shape_words(structure: str) -> str:
+    """The cluster shape of ``structure`` in words, with its mclust name."""
+    return SHAPES[_base(structure)][1]
 
 
 def structured_likelihood(likelihood, structure: str, leave_out=frozenset()):
-    """``likelihood`` with its normal_gamma columns as one Normal-Wishart block ("joint") or as
-    they are; columns in ``leave_out`` (:func:`sparse_real_columns`) stay on their own. With
+    """``likelihood`` with its normal_gamma columns as one block of the structure's family
+    (:data:`SHAPES`: "joint" a Normal-Wishart block, "shared" a tied one) or as they are
+    ("independent"); columns in ``leave_out`` (:func:`sparse_real_columns`) stay on their own. With
     :data:`CATEGORICAL_SCALES` appended, its binomial columns (a count of trials, or an ordinal
     scale's levels 0..n) are categorical: each level its own probability in each cluster."""
     if structure.endswith(CATEGORICAL_SCALES):
         likelihood = {c: ("categorical" if f == "binomial" and not isinstance(c, tuple) else f)
                       for c, f in likelihood.items()}
-    if not is_joint(structure):
+    family = SHAPES[_base(structure)][0]
+    if family is None:
         return likelihood
     real = [c for c, f in likelihood.items()
             if f == "normal_gamma" and not isinstance(c, tuple) and c not in leave_out]
     if len(real) < 2:
         return likelihood
     out = {c: f for c, f in likelihood.items() if c not in real}
-    out[tuple(real)] = "normal_wishart"
+    out[tuple(real)] = family
     return out
 
 
-def structures(likelihood: dict, allow_joint: bool, leave_out=frozenset()) -> tuple:
-    """The structures worth comparing for ``likelihood`` (a block needs two columns not left out),
-    each also with the binomial columns read as categorical (:data:`CATEGORICAL_SCALES`) when
-    there are any: both are distributions over the same levels 0..n, so the exact joint
-    compares them as it compares the structures (a binomial column is rigid, variance
-    n p (1 - p) in every cluster, and a scale that is not binomial within groups is covered by
-    many clusters: the 1-10 scores of breast_cancer_wisconsin_original gave K = 14)."""
+def structures(likelihood: dict, allow_joint: bool, leave_out=frozenset(), allow_shared: bool = True) -> tuple:
+    """The structures worth comparing for ``likelihood`` (a block needs two columns not left out):
+    independent columns, one block with a covariance per cluster, and (``allow_shared``) one block
+    with a covariance shared by all clusters (:data:`SHAPES`); each also with the binomial columns
+    read as categorical (:data:`CATEGORICAL_SCALES`) when there are any: both are distributions
+    over the same levels 0..n, so the exact joint compares them as it compares the structures (a
+    binomial column is rigid, variance n p (1 - p) in every cluster, and a scale that is not
+    binomial within groups is covered by many clusters: the 1-10 scores of
+    breast_cancer_wisconsin_original gave K = 14)."""
     if not isinstance(likelihood, dict):
         return ("independent",)
     n_real = sum(f == "normal_gamma" and not isinstance(c, tuple) and c not in leave_out
                  for c, f in likelihood.items())
-    base = ("independent", "joint") if allow_joint and 2 <= n_real <= MAX_JOINT_COLUMNS else ("independent",)
+    base = ("independent",)
+    if allow_joint and 2 <= n_real <= MAX_JOINT_COLUMNS:
+        base += ("joint", "shared") if allow_shared else ("joint",)
     if allow_joint and any(f == "binomial" and not isinstance(c, tuple) for c, f in likelihood.items()):
         base += tuple(b + CATEGORICAL_SCALES for b in base)
     return base
@@ -532,7 +571,8 @@ def structures(likelihood: dict, allow_joint: bool, leave_out=frozenset()) -> tu
 
 def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: bool = True,
                            search_N0: bool = True, N0: float = 1.0, prior=None, allow_joint: bool = False,
-                           random_state=None, n_jobs=None, search_rows: int | None = None) -> AutoChoice:
+                           random_state=None, n_jobs=None, search_rows: int | None = None,
+                           allow_shared: bool = True) -> AutoChoice:
     """Choose the prior's spread and weight, the Gaussian structure and N0 by the exact joint
     evidence of each candidate's MAP partition (see the module docstring for the search).
 
@@ -557,7 +597,12 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
     prior : dict or None
         The prior when it is not searched (None: the empirical-Bayes defaults).
     allow_joint : bool
-        Offer the real-valued columns as one Normal-Wishart block.
+        Offer the real-valued columns as one correlated block: a Normal-Wishart block with a
+        covariance per cluster ("joint") and one with a covariance shared by all clusters
+        ("shared", :data:`SHAPES`).
+    allow_shared : bool
+        With ``allow_joint``, offer "shared" too (a fit whose clusters cannot share statistics,
+        the partitioned sweeps of a Dask collection, leaves it out).
     random_state : int, Generator or None
         Seeds the subsample and the candidates' restarts (every candidate gets the same seed).
     n_jobs : int, optional
@@ -573,17 +618,18 @@ def choose_hyperparameters(X: pd.DataFrame, likelihood: dict, *, search_prior: b
         random_state = int(np.random.default_rng().integers(0, 2**31 - 1))
     second_state = copy.deepcopy(random_state)  # a Generator is consumed by the first search
     args = dict(search_prior=search_prior, search_N0=search_N0, N0=N0, prior=prior, allow_joint=allow_joint,
-                n_jobs=n_jobs, search_rows=search_rows)
+                n_jobs=n_jobs, search_rows=search_rows, allow_shared=allow_shared)
     choice = _choose(X, likelihood, extra_starts=False, random_state=random_state, **args)
     one_cluster = choice.search_labels is not None and int(np.max(choice.search_labels)) == 0
-    if not (one_cluster and any(map(is_joint, choice.table["structure"]))):
+    if not (one_cluster and any(map(is_block, choice.table["structure"]))):
         return choice
     again = _choose(X, likelihood, extra_starts=True, random_state=second_state, **args)
     return again if again.neg_log_joint < choice.neg_log_joint else choice
 
 
 def _choose(X: pd.DataFrame, likelihood: dict, *, search_prior: bool, search_N0: bool, N0: float, prior,
-            allow_joint: bool, random_state, n_jobs, search_rows: int | None, extra_starts: bool) -> AutoChoice:
+            allow_joint: bool, random_state, n_jobs, search_rows: int | None, extra_starts: bool,
+            allow_shared: bool = True) -> AutoChoice:
     """:func:`choose_hyperparameters`'s search, once; ``extra_starts``: the correlated block's
     candidates also start from :func:`_whitened_starts`."""
     from mapdp_core.families import FAMILIES
@@ -607,7 +653,7 @@ def _choose(X: pd.DataFrame, likelihood: dict, *, search_prior: bool, search_N0:
     has_real = any(r.spread_key is not None for r in records)  # what "spread" scales
     has_other = any(r.weight_keys for r in records)  # what "weight" scales
     grid = {
-        "structure": structures(likelihood, allow_joint, sparse) if search_prior else ("independent",),
+        "structure": structures(likelihood, allow_joint, sparse, allow_shared) if search_prior else ("independent",),
         "spread": SPREAD_GRID if (search_prior and has_real) else (1.0,),
         "weight": WEIGHT_GRID if (search_prior and has_other) else (1.0,),
         "N0": N0_GRID if search_N0 else (N0 if isinstance(N0, PartitionPrior) else float(N0),),
@@ -639,7 +685,7 @@ def _choose(X: pd.DataFrame, likelihood: dict, *, search_prior: bool, search_N0:
 
     view = standardized_view(searched)  # the K-means starts' view, computed once
     over = _oversegmented(view, seed)
-    coarse = _coarse_starts(view, seed) if any(map(is_joint, grid["structure"])) else []
+    coarse = _coarse_starts(view, seed) if any(map(is_block, grid["structure"])) else []
     if extra_starts and coarse:
         coarse += _whitened_starts(view, seed)
 
@@ -653,7 +699,7 @@ def _choose(X: pd.DataFrame, likelihood: dict, *, search_prior: bool, search_N0:
         # what MAPDP(N0, likelihood, prior, n_init=1, random_state=seed, init=...).fit(Xs) ends
         # with, on the rows parsed once per prior: the estimator's own checks and parse cost
         # more than these 500-row runs (about 40 of them per search)
-        starts = (None, over, *coarse) if is_joint(cand[0]) else (None, over)
+        starts = (None, over, *coarse) if is_block(cand[0]) else (None, over)
         runs = [last_state(parsed_for(cand), cand[3], seed, init) for init in starts]
         m = min(runs, key=lambda r: r.neg_log_joint)
         return {"structure": cand[0], "spread": cand[1], "weight": cand[2], "N0": cand[3],
