@@ -26,12 +26,13 @@ from mapdp_core.core.estimator import TIE_TOLERANCE, SweepEstimator, best_restar
 from mapdp_core.evaluation.metrics import clustering_scores
 from mapdp_core.models.registry import algorithm
 from mapdp_core.core.spec import parse
+from mapdp_core.families import FAMILIES
 from mapdp_core.engine.merging import MERGE_CUTOFF, auto_min_cluster_size
 from mapdp_core.engine.partition_prior import MixtureOfFiniteMixtures
 from mapdp_core.core.state import SweepState
 from mapdp_core.selection.auto import AutoChoice, choose_hyperparameters
 from mapdp_core.selection.auto import sparse_real_columns
-from mapdp_core.selection.auto import CATEGORICAL_SCALES, is_joint
+from mapdp_core.selection.auto import CATEGORICAL_SCALES, is_block, shape_words
 from mapdp_core.selection.auto import structured_likelihood as structured
 from mapdp_core.selection.priors import scaled_prior
 
@@ -134,14 +135,16 @@ def _prior(data: AppData, likelihood, spread: float, weight: float):
 def search_likelihood(data: AppData) -> tuple[dict, bool]:
     """The likelihood the automatic search starts from, and whether it may choose the Gaussian
     structure: as ``MAPDP()`` sees a table, real-valued columns as independent ``normal_gamma``
-    columns that the search may join into one Normal-Wishart block (``structure="joint"``).
+    columns that the search may join into one block (``structure="joint"``: a covariance per
+    cluster; ``"shared"``: one covariance shared by all clusters).
 
     The data's likelihood is read that way when its real-valued columns are all independent or
-    all in one Normal-Wishart block of two or more (the defaults of every source: a scenario's
+    all in one Normal-Wishart block (per-cluster or shared) of two or more (the defaults of every source: a scenario's
     block over (x, y), a table's suggested families); any other arrangement is a user's choice
     and is kept as given, with no structure searched."""
     likelihood = dict(data.likelihood)
-    blocks = [k for k, f in likelihood.items() if f == "normal_wishart" and isinstance(k, tuple) and len(k) > 1]
+    blocks = [k for k, f in likelihood.items() if f in ("normal_wishart", "normal_wishart_tied")
+              and isinstance(k, tuple) and len(k) > 1]
     single = [k for k, f in likelihood.items() if f == "normal_gamma" and not isinstance(k, tuple)]
     if len(blocks) > 1 or (blocks and single):
         return likelihood, False
@@ -159,7 +162,7 @@ def search_likelihood(data: AppData) -> tuple[dict, bool]:
 def likelihood_for(data: AppData, structure: str | None) -> dict:
     """The likelihood MAP-DP fits to ``data`` with a ``structure`` (:func:`mapdp_settings`): the
     real-valued columns of :func:`search_likelihood` on their own ("independent") or as one
-    Normal-Wishart block ("joint"), either with "+categorical scales" appended (the binomial
+    Normal-Wishart block ("joint", a covariance per cluster; "shared", one for all clusters), either with "+categorical scales" appended (the binomial
     columns categorical); None: the data's likelihood as it is."""
     if structure is None:
         return dict(data.likelihood)
@@ -167,12 +170,15 @@ def likelihood_for(data: AppData, structure: str | None) -> dict:
     return structured(likelihood, structure, sparse_real_columns(data.X, likelihood))  # as MAPDP() builds its block
 
 
-def structure_phrase(structure: str) -> str:
+def structure_phrase(structure: str, likelihood: dict | None = None) -> str:
     """What a chosen ``structure`` (:func:`mapdp_core.selection.auto.structures`) adds to a
-    sentence on the chosen settings: "" for independent columns as suggested."""
+    sentence on the chosen settings: the clusters' shape in words (with its mclust name), unless
+    ``likelihood`` (the chosen one) has no Gaussian column, and the ordinal scales read as
+    categories when they are."""
     said = []
-    if is_joint(structure):
-        said.append("the real-valued features as one correlated block")
+    if likelihood is None or any(FAMILIES[f].gaussian for f in likelihood.values()):
+        said.append(("the real-valued features as one correlated block, " if is_block(structure)
+                     else "the real-valued features each on its own, ") + shape_words(structure))
     if structure.endswith(CATEGORICAL_SCALES):
         said.append("the ordinal scales' levels each with its own probability (categorical, not binomial)")
     return "".join(", " + part for part in said)

@@ -230,8 +230,9 @@ def table_data(table: pd.DataFrame, roles=None, families=None, standardize: str 
 
 
 def with_likelihood(data: AppData, families: dict) -> AppData:
-    """``data`` with a new family per feature column; the columns given ``normal_wishart``
-    form one joint block (full covariance), every other column is modelled on its own.
+    """``data`` with a new family per feature column; the columns given a block family
+    (``normal_wishart``: a covariance per cluster; ``normal_wishart_tied``: one covariance shared
+    by all clusters) form one block of that family, every other column is modelled on its own.
 
     Raises ValueError (with the engine's message) when a family does not fit its column.
     """
@@ -239,12 +240,14 @@ def with_likelihood(data: AppData, families: dict) -> AppData:
     if unknown:
         raise ValueError(f"column(s) {unknown} are not features of '{data.name}'.")
     chosen = {c: families.get(c, data.family_of(c)) for c in data.features}
-    block = tuple(c for c in data.features if chosen[c] == "normal_wishart")
-    likelihood = {c: f for c, f in chosen.items() if f != "normal_wishart"}
-    if len(block) == 1:
-        likelihood[block[0]] = "normal_wishart"
-    elif block:
-        likelihood[block] = "normal_wishart"
+    joined = ("normal_wishart", "normal_wishart_tied")
+    likelihood = {c: f for c, f in chosen.items() if f not in joined}
+    for family in joined:
+        block = tuple(c for c in data.features if chosen[c] == family)
+        if len(block) == 1:
+            likelihood[block[0]] = family
+        elif block:
+            likelihood[block] = family
     ordered = {}
     for c in data.features:  # keep the column order of the data
         for key, fam in likelihood.items():

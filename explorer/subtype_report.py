@@ -38,7 +38,7 @@ from mapdp_core.engine.merging import grouping_sentence
 from mapdp_core.evaluation.explain import describe_priors
 from mapdp_core.evaluation.profiles import cluster_profiles, feature_tests
 from mapdp_core.families import FAMILIES
-from mapdp_core.selection.auto import CATEGORICAL_SCALES, is_joint
+from mapdp_core.selection.auto import CATEGORICAL_SCALES, is_block, shape_words
 
 from explorer import report, sharing
 from explorer.sources import AppData
@@ -390,11 +390,10 @@ def _settings_rows(data: AppData, model, params: dict, choice, run) -> pd.DataFr
                      "value": _number(params["weight"]),
                      "how chosen": _how_chosen(params["weight"], None if choice is None else choice.weight, search)})
     if params.get("structure") is not None:
-        words = {"joint": "the real-valued features as one correlated (Normal-Wishart) block",
-                 "independent": "each real-valued feature on its own"}
         structure = params["structure"]
-        rows.append({"setting": "structure of the real-valued features",
-                     "value": words["joint" if is_joint(structure) else "independent"]
+        rows.append({"setting": "structure of the real-valued features (the clusters' shape)",
+                     "value": (("the real-valued features as one correlated (Normal-Wishart) block: " if is_block(structure)
+                                else "each real-valued feature on its own: ") + shape_words(structure))
                      + ("; ordinal scales as categories (each level its own probability)"
                         if structure.endswith(CATEGORICAL_SCALES) else ""),
                      "how chosen": ("automatic: " + search if choice is not None

@@ -202,7 +202,7 @@ with left:
                + (f"N0 = {choice.N0:g}; " if partition == "dp" else "under the mixture of finite mixtures, ")
                + f"prior spread {choice.spread:g} "
                f"and weight {choice.weight:g} × the empirical-Bayes defaults (the sliders' × 1 chosen)"
-               + runner.structure_phrase(choice.structure)
+               + runner.structure_phrase(choice.structure, choice.likelihood)
                + (f" (searched on {choice.rows_searched:,} of {d.n_rows:,} rows)" if choice.rows_searched < d.n_rows
                   else "") + ". The Tune page shows the search.")
     match_k = False

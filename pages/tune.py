@@ -47,7 +47,7 @@ right.plotly_chart(figures.search_figure(choice.table, "N0"), width="stretch", k
 search = tables.search_facts(choice, d.n_rows)
 st.write(f"Chosen: **N0 = {choice.N0:g}, prior spread {choice.spread:g} and weight {choice.weight:g} × the "
          "empirical-Bayes defaults** (× 1 chosen)"
-         + runner.structure_phrase(choice.structure) + ".")
+         + runner.structure_phrase(choice.structure, choice.likelihood) + ".")
 st.caption(f"The search tries N0 = {search['n0_text']} only (the range of the papers' experiments: the joint keeps "
            f"falling with N0 on many tables, towards more and smaller clusters), on {search['rows_text']}. Each "
            "candidate is fitted from two starts (one cluster and an over-segmented K-means start; a correlated "

@@ -414,8 +414,14 @@ def test_a_run_that_converged_after_the_deadline_is_done_not_stopped():
 
 
 def test_the_chosen_structure_is_said_in_words():
-    assert runner.structure_phrase("independent") == ""
-    assert runner.structure_phrase("joint") == ", the real-valued features as one correlated block"
+    assert runner.structure_phrase("independent").startswith(", the real-valued features each on its own, each "
+                                                             "cluster with its own spread per column")
+    assert runner.structure_phrase("joint") == (", the real-valued features as one correlated block, each cluster with "
+                                                "a covariance of its own (mclust VVV: variable volume, shape and "
+                                                "orientation)")
+    assert "one covariance shared by all clusters (mclust EEE" in runner.structure_phrase("shared")
     both = runner.structure_phrase("joint+categorical scales")
-    assert both.startswith(", the real-valued features as one correlated block, the ordinal scales' levels")
+    assert both.startswith(", the real-valued features as one correlated block, each cluster with a covariance")
+    assert ", the ordinal scales' levels" in both
     assert "categorical, not binomial" in runner.structure_phrase("independent+categorical scales")
+    assert runner.structure_phrase("independent", {"a": "categorical", "b": "poisson"}) == ""
