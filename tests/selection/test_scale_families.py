@@ -6,19 +6,23 @@ import numpy as np
 import pandas as pd
 
 from mapdp_core import MAPDP
-from mapdp_core.selection.auto import CATEGORICAL_SCALES, is_joint, structured_likelihood, structures
+from mapdp_core.selection.auto import CATEGORICAL_SCALES, is_block, is_joint, structured_likelihood, structures
 
 
 def test_the_categorical_reading_is_offered_beside_each_structure_only_for_binomial_columns():
     lik = {"a": "binomial", "b": "normal_gamma", "c": "normal_gamma", "d": "categorical"}
-    assert structures(lik, True) == ("independent", "joint", "independent" + CATEGORICAL_SCALES,
-                                     "joint" + CATEGORICAL_SCALES)
-    assert structures({**lik, "a": "poisson"}, True) == ("independent", "joint")
+    assert structures(lik, True) == ("independent", "joint", "shared", "independent" + CATEGORICAL_SCALES,
+                                     "joint" + CATEGORICAL_SCALES, "shared" + CATEGORICAL_SCALES)
+    assert structures({**lik, "a": "poisson"}, True) == ("independent", "joint", "shared")
+    assert structures({**lik, "a": "poisson"}, True, allow_shared=False) == ("independent", "joint")
     assert structures(lik, False) == ("independent",)  # a user's own likelihood is kept as given
     read = structured_likelihood(lik, "joint" + CATEGORICAL_SCALES)
     assert read == {"a": "categorical", "d": "categorical", ("b", "c"): "normal_wishart"}
     assert structured_likelihood(lik, "independent") == lik
     assert is_joint("joint" + CATEGORICAL_SCALES) and not is_joint("independent" + CATEGORICAL_SCALES)
+    shared = structured_likelihood(lik, "shared" + CATEGORICAL_SCALES)
+    assert shared == {"a": "categorical", "d": "categorical", ("b", "c"): "normal_wishart_tied"}
+    assert not is_joint("shared") and is_block("shared") and not is_block("independent" + CATEGORICAL_SCALES)
 
 
 def _scored(seed: int, binomial_within: bool) -> pd.DataFrame:
