@@ -229,13 +229,19 @@ def _marginal_nlp(X, i, m, L, n, c0, a0, work):
 @njit(cache=True, _nrt=False)
 def _fill_missing(X, i, fill, m, L, work):
     """fill[i, a] = E[x_a | x_o] for every missing a, under the Student-t of location m and
-    scale proportional to T = L L^T: m_mis + T_mo T_oo^-1 (x_o - m_o) (PLOS Appendix F's
-    imputation, here for the statistics only)."""
+    scale proportional to T = L L^T (PLOS Appendix F's imputation, here for the statistics only)."""
     D = X.shape[1]
     p = _observed_chol(X, i, L, work)
-    idx = work[2 * D + 3]
-    S = work[D + 3:2 * D + 3]
-    y = work[1]
+    conditional_fill(X, i, fill, m, L, work[D + 3:2 * D + 3], work[2 * D + 3], p, work[1])
+
+
+@njit(cache=True, _nrt=False)
+def conditional_fill(X, i, fill, m, L, S, idx, p, y):
+    """fill[i, a] = m_a + T_ao T_oo^-1 (x_o - m_o) for every missing a, the conditional mean of a
+    multivariate t (or normal) of location m and scale proportional to T = L L^T, given the row's
+    p observed entries at columns ``idx[:p]``, whose block T_oo has the Cholesky factor S (p x p);
+    ``y`` is scratch of length D."""
+    D = X.shape[1]
     for r in range(p):  # y = T_oo^-1 (x_o - m_o)
         y[r] = X[i, int(idx[r])] - m[int(idx[r])]
     forward_solve(S, p, y)

@@ -67,8 +67,8 @@ import numpy as np
 from numba import njit
 
 from . import normal_wishart
-from ._common import LOG_2, LOG_PI, cholesky_in_place, forward_solve, back_solve, log_diagonal_sum, observed_indices
-from .normal_wishart import _chol_rank1, _log_multigamma_half
+from ._common import LOG_PI, cholesky_in_place, forward_solve, log_diagonal_sum, observed_indices
+from .normal_wishart import _add_completed, _chol_rank1, _log_multigamma_half, conditional_fill
 
 NAME = "normal_wishart_tied"
 #: the kernel's arrays: data, prior, the statistics shared by every cluster and per-row scratch
@@ -233,32 +233,6 @@ def nlp_new(i, fam):
     return _score(i, X, m0, 0.0, c0, work, work_key)
 
 
-@njit(cache=True, _nrt=False)
-def _fill_missing(i, X, m, work, work_key, fill):
-    """fill[i, a] = E[x_a | x_o] for each missing a under the row's predictive of location m and
-    scale proportional to A (in ``work`` from :func:`_row_state`): m_a + A_ao A_oo^-1 (x_o - m_o)."""
-    D = X.shape[1]
-    p = int(work_key[_P])
-    L = work[3:3 + D]
-    S = work[D + 3:2 * D + 3]
-    idx = work[2 * D + 3]
-    y = work[1]
-    for r in range(p):
-        y[r] = X[i, int(idx[r])] - m[int(idx[r])]
-    forward_solve(S, p, y)
-    back_solve(S, p, y)
-    for a in range(D):
-        if X[i, a] != X[i, a]:
-            v = m[a]
-            for r in range(p):
-                b = int(idx[r])
-                t = 0.0
-                for j in range(min(a, b) + 1):
-                    t += L[a, j] * L[b, j]
-                v += t * y[r]
-            fill[i, a] = v
-
-
 @njit(cache=True, inline="always")
 def move(i, k, sign, fam):
     X, m0, c0, a0, L0, work, work_key, fill, own, gL, glob, cnt, mean = fam
@@ -270,13 +244,10 @@ def move(i, k, sign, fam):
     if sign > 0:
         if _has_gap(X, i):  # the row is out of the statistics here, so its A is T itself
             _row_state(i, X, c0, a0, work, work_key, fill, own, gL, glob, cnt, mean)
-            _fill_missing(i, X, mean[k], work, work_key, fill)
-        scale = math.sqrt(c / (c + 1.0))
-        for d in range(D):
-            u = fill[i, d] - mean[k, d]
-            v[d] = scale * u
-            mean[k, d] += u / (c + 1.0)
-        _chol_rank1(gL, v, 1.0)
+            # E[x_mis | x_obs] under cluster k's predictive: location m_k, scale proportional to A
+            conditional_fill(X, i, fill, mean[k], work[3:3 + D], work[D + 3:2 * D + 3], work[2 * D + 3],
+                             int(work_key[_P]), work[1])
+        _add_completed(fill, i, mean[k], gL, c, v)
         cnt[k] += 1.0
         own[i] = k
         glob[_N_IN] += 1.0
@@ -349,13 +320,7 @@ def _chain(rows, labels, K, X, fill, m0, c0, a0, L0, work, work_key, own, gL, gl
         glob[_MOVES] += 1.0
         _row_state(i, X, c0, a0, work, work_key, fill, own, gL, glob, cnt, mean)
         out[k] -= _score(i, X, mean[k], cnt[k], c0, work, work_key)
-        c = c0 + cnt[k]
-        scale = math.sqrt(c / (c + 1.0))
-        for d in range(D):
-            u = fill[i, d] - mean[k, d]
-            v[d] = scale * u
-            mean[k, d] += u / (c + 1.0)
-        _chol_rank1(gL, v, 1.0)
+        _add_completed(fill, i, mean[k], gL, c0 + cnt[k], v)  # fill[i] into the statistics, as move does
         cnt[k] += 1.0
         glob[_N_IN] += 1.0
 

@@ -52,6 +52,23 @@ def slow_log_marginal(X, labels, prior):
             + 0.5 * a0 * np.linalg.slogdet(T0)[1] - 0.5 * (a0 + N) * np.linalg.slogdet(T)[1])
 
 
+def predictive_t(Xo, lo, k, prior, observed=None):
+    """The module docstring's multivariate t of a row joining cluster k of the other rows ``Xo``
+    (labels ``lo``): nu = a0 + N - D, location m_k, shape A/(c/(c+1) nu), on the ``observed`` entries."""
+    D = Xo.shape[1]
+    observed = np.ones(D, dtype=bool) if observed is None else observed
+    T = np.linalg.inv(prior["B0"])
+    for j in np.unique(lo):
+        Xk = Xo[lo == j]
+        xbar = Xk.mean(axis=0)
+        T = T + (Xk - xbar).T @ (Xk - xbar) + prior["c0"] * len(Xk) / (prior["c0"] + len(Xk)) * np.outer(
+            xbar - prior["m0"], xbar - prior["m0"])
+    c = prior["c0"] + np.sum(lo == k)
+    m = (prior["c0"] * prior["m0"] + Xo[lo == k].sum(axis=0)) / c
+    nu = prior["a0"] + len(Xo) + 1 - D
+    return stats.multivariate_t(loc=m[observed], shape=T[np.ix_(observed, observed)] / (c / (c + 1) * nu), df=nu)
+
+
 def model_of(X, prior, labels):
     parsed = parse(X, {tuple(range(X.shape[1])): "normal_wishart_tied"}, {tuple(range(X.shape[1])): prior})
     model = ModelData(parsed)
@@ -124,18 +141,7 @@ def test_row_predictive_is_the_multivariate_t():
     assert normal_wishart_tied.nlp_new(i, fam) == pytest.approx(base - slow_log_marginal(X, new, prior), rel=1e-9)
     # the same as a multivariate t: nu = a0 + N - D, location m_k, shape A/(c/(c+1) nu)
     k = 1
-    Xo, lo = X[rest], labels[rest]
-    T = np.linalg.inv(prior["B0"])
-    for j in range(K):
-        Xk = Xo[lo == j]
-        xbar = Xk.mean(axis=0)
-        T = T + (Xk - xbar).T @ (Xk - xbar) + prior["c0"] * len(Xk) / (prior["c0"] + len(Xk)) * np.outer(
-            xbar - prior["m0"], xbar - prior["m0"])
-    n = np.sum(lo == k)
-    c = prior["c0"] + n
-    m = (prior["c0"] * prior["m0"] + Xo[lo == k].sum(axis=0)) / c
-    nu = prior["a0"] + len(X) - 3
-    t = stats.multivariate_t(loc=m, shape=T / (c / (c + 1) * nu), df=nu)
+    t = predictive_t(X[rest], labels[rest], k, prior)
     assert out[k] == pytest.approx(-t.logpdf(X[i]), rel=1e-9)
 
 
@@ -233,19 +239,8 @@ def test_gaps_score_the_observed_entries():
     assert np.all(np.isfinite(fill)) and np.array_equal(fill[~np.isnan(X)], X[~np.isnan(X)])
     for i, k in ((5, 1), (70, 2), (70, 0)):
         rest = np.delete(np.arange(len(X)), i)
-        Xo, lo = fill[rest], labels[rest]
-        T = np.linalg.inv(prior["B0"])
-        for j in range(K):
-            Xk = Xo[lo == j]
-            xbar = Xk.mean(axis=0)
-            T = T + (Xk - xbar).T @ (Xk - xbar) + prior["c0"] * len(Xk) / (prior["c0"] + len(Xk)) * np.outer(
-                xbar - prior["m0"], xbar - prior["m0"])
-        n = np.sum(lo == k)
-        c = prior["c0"] + n
-        m = (prior["c0"] * prior["m0"] + Xo[lo == k].sum(axis=0)) / c
-        nu = prior["a0"] + len(X) - 3
         obs = ~np.isnan(X[i])
-        t = stats.multivariate_t(loc=m[obs], shape=T[np.ix_(obs, obs)] / (c / (c + 1) * nu), df=nu)
+        t = predictive_t(fill[rest], labels[rest], k, prior, obs)
         got = normal_wishart_tied.nlp_loo(i, k, fam) if k == labels[i] else normal_wishart_tied.nlp(i, k, fam)
         assert got == pytest.approx(-t.logpdf(X[i, obs]), rel=1e-9)
 
