@@ -67,8 +67,8 @@ import numpy as np
 from numba import njit
 
 from . import normal_wishart
-from ._common import LOG_PI, cholesky_in_place, forward_solve, log_diagonal_sum, observed_indices
-from .normal_wishart import _add_completed, _chol_rank1, _log_multigamma_half, conditional_fill
+from ._common import LOG_PI, forward_solve, log_diagonal_sum
+from .normal_wishart import _add_completed, _chol_rank1, _log_multigamma_half, _observed_chol, conditional_fill
 
 NAME = "normal_wishart_tied"
 #: the kernel's arrays: data, prior, the statistics shared by every cluster and per-row scratch
@@ -133,20 +133,9 @@ def _row_state(i, X, c0, a0, work, work_key, fill, own, gL, glob, cnt, mean):
         _chol_rank1(L, v, -1.0)
         n_other -= 1.0
     nu = a0 + n_other + 1.0 - D
-    if _has_gap(X, i):
-        idx = work[2 * D + 3]
-        S = work[D + 3:2 * D + 3]
-        p = observed_indices(X, i, idx)
-        for r in range(p):
-            a = int(idx[r])
-            for q in range(r + 1):
-                b = int(idx[q])
-                t = 0.0
-                for j in range(min(a, b) + 1):
-                    t += L[a, j] * L[b, j]
-                S[r, q] = t
-        cholesky_in_place(S, p)
-        logdet_half = log_diagonal_sum(S, p)
+    if _has_gap(X, i):  # the observed block of A, factorised into the same rows of work
+        p = _observed_chol(X, i, L, work)
+        logdet_half = log_diagonal_sum(work[D + 3:2 * D + 3], p)
     else:
         p = D
         logdet_half = 0.0
