@@ -9,7 +9,9 @@ JSON in a ``<script type="application/json">`` block (data, not code). It says
   reader's notes such as thousands separators, percentages or zeros read as missing), gaps;
 * the settings and how they were chosen (automatically by the exact joint evidence, or by the user);
 * K and how sure it is (:meth:`mapdp_core.MAPDP.k_evidence`);
-* cluster sizes with their stability, the profiles, the tests between clusters with the
+* cluster sizes with their stability (the headline counts the fragile clusters and, when most
+  are, names the partition the data support stably: :func:`~mapdp_core.evaluation.stability.stability_summary`),
+  the profiles, the tests between clusters with the
   caveat that they test clusters found in the same data, the imputed cells marked;
 * a methods paragraph with citations and the package versions;
 * the settings as JSON (:func:`explorer.sharing.settings_to_json`), shown and embedded, so the
@@ -37,14 +39,15 @@ from mapdp_core.engine.k_evidence import k_sentence, odds_words
 from mapdp_core.engine.merging import grouping_sentence
 from mapdp_core.evaluation.explain import describe_priors
 from mapdp_core.evaluation.profiles import cluster_profiles, feature_tests
+from mapdp_core.evaluation.stability import RULE, StabilitySummary, stability_headline
 from mapdp_core.families import FAMILIES
 from mapdp_core.selection.auto import CATEGORICAL_SCALES, is_block, shape_words
 
 from explorer import report, sharing
 from explorer.sources import AppData
 
-__all__ = ["subtype_report_html", "failed_report_html", "report_settings", "REPORT_FILE_NAME", "PACKAGES", "CITATIONS",
-           "SELECTION_CAVEAT"]
+__all__ = ["subtype_report_html", "failed_report_html", "report_settings", "stability_words", "REPORT_FILE_NAME",
+           "PACKAGES", "CITATIONS", "SELECTION_CAVEAT"]
 
 #: The name the Subtypes page gives the downloaded file.
 REPORT_FILE_NAME = "mapdp_subtype_report.html"
@@ -453,12 +456,26 @@ def _k_section(model, k_table) -> str:
     return "".join(parts)
 
 
-def _sizes_section(profiles, stability) -> str:
+def stability_words(stability) -> tuple[str, str]:
+    """The headline's clusters counted with their stability ("5 clusters, 4 of them fragile (stability
+    below 0.6 under subsampling)") and, when most are fragile, the sentence naming the partition the
+    data support stably or saying there is none ("" otherwise), from a
+    :class:`~mapdp_core.evaluation.stability.StabilitySummary` or a stability table (which says no
+    alternative: it was not looked for). ("", "") when there is no stability."""
+    if isinstance(stability, StabilitySummary):
+        return stability.headline, stability.sentence
+    if stability is None or not len(stability):
+        return "", ""
+    return stability_headline(stability), ""
+
+
+def _sizes_section(profiles, stability, summary: StabilitySummary | None = None) -> str:
     parts = ["<h2>Cluster sizes, and how sure each one is</h2>"]
     sizes = profiles.sizes.copy()
     if stability is not None and len(stability):
         keep = [c for c in ("cluster", "stability", "lowest", "dissolved", "verdict") if c in stability.columns]
         sizes = sizes.merge(stability[keep], on="cluster", how="left")
+        parts.append(f"<p><b>{_e(stability_headline(stability))}</b>.</p>")
         parts.append('<p class="small">Stability: MAP-DP refitted with the same settings on random subsamples of the '
                      "rows; for each cluster the Jaccard overlap with its closest refitted cluster, averaged (Hennig "
                      "2007). From 0.75 a cluster is stable, below 0.6 fragile (it splits, merges or dissolves when a "
@@ -482,6 +499,22 @@ def _sizes_section(profiles, stability) -> str:
         body.append("<tr>" + "".join(cells) + "</tr>")
     parts.append(f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody>'
                  "</table></div>")
+    if summary is not None and summary.most_fragile:
+        parts.append("<h3>The partition the data support stably</h3>")
+        parts.append(f'<div class="caveat">{_e(summary.sentence)}</div>')
+        alt = summary.alternative
+        if alt is not None:
+            shown = alt.stability.rename(columns={"made_of": "the fitted clusters it unites"})
+            parts.append(_table(shown[[c for c in ("cluster", "n", "the fitted clusters it unites", "stability",
+                                                   "lowest", "dissolved", "verdict") if c in shown.columns]]))
+        if len(summary.tried):
+            tried = pd.DataFrame({"K": summary.tried["K"].astype(int),
+                                  "lowest stability of its clusters": summary.tried["lowest"].astype(float),
+                                  "all clusters stable": ["yes" if v else "no" for v in summary.tried["all_stable"]]})
+            parts.append('<p class="small">The coarser partitions tried, from the most clusters down, each scored '
+                         "against the same refits merged down the same way; the first whose clusters are all stable "
+                         "is the one named.</p>")
+            parts.append(_table(tried))
     return "".join(parts)
 
 
@@ -575,6 +608,8 @@ def _methods_section(data: AppData, model, params: dict, choice, stability, merg
     if stability is not None:
         text.append("Each cluster's stability is its mean Jaccard overlap with the closest cluster of refits on "
                     f"random subsamples of the rows {cite('hennig2007')}. ")
+        if isinstance(stability, StabilitySummary) and stability.most_fragile and len(stability.tried):
+            text.append("As most clusters were fragile, a coarser partition was looked for. " + RULE + " ")
     if tests_done:
         text.append("Features were compared between clusters with Welch's t or ANOVA, Mann-Whitney or Kruskal-Wallis "
                     f"and chi-square or Fisher tests, with Benjamini-Hochberg adjustment {cite('bh1995')}; because the "
@@ -624,8 +659,11 @@ def subtype_report_html(data: AppData, model, params: dict, *, choice=None, sett
         What the page computed (:func:`~mapdp_core.evaluation.profiles.cluster_profiles`,
         :func:`~mapdp_core.evaluation.profiles.feature_tests`, ``model.k_evidence()``,
         ``model.impute()``); None computes them here (the tests only for two clusters or more).
-    stability : DataFrame, optional
-        :func:`~mapdp_core.evaluation.stability.cluster_stability`; None: the report says it was not computed.
+    stability : StabilitySummary or DataFrame, optional
+        :func:`~mapdp_core.evaluation.stability.stability_summary` (the headline counts the fragile
+        clusters and, when most are, the report names the partition the data support stably) or
+        :func:`~mapdp_core.evaluation.stability.cluster_stability`'s table (the count only); None:
+        the report says it was not computed.
     title, created
         The document's title (default from the data's name) and time (default now, UTC).
     max_imputed_rows : int
@@ -661,6 +699,9 @@ def subtype_report_html(data: AppData, model, params: dict, *, choice=None, sett
         except ValueError:
             imputed = None
     merged = bool(len(getattr(model, "merges_", ())))
+    summary_of_stability = stability if isinstance(stability, StabilitySummary) else None
+    headline, stable_sentence = stability_words(stability)
+    table_of_stability = stability.table if summary_of_stability is not None else stability
     created = created or _dt.datetime.now(_dt.timezone.utc)
     versions = _versions()
     likelihood = model.likelihood if isinstance(getattr(model, "likelihood", None), dict) else data.likelihood
@@ -723,8 +764,11 @@ def subtype_report_html(data: AppData, model, params: dict, *, choice=None, sett
                   f"<pre>{_e(settings_json)}</pre>",
                   f'<script type="application/json" id="mapdp-settings">{embedded}</script>']
 
-    summary = (f"MAP-DP found <b>{K} cluster{'s' if K != 1 else ''}</b> among {data.n_rows:,} rows "
+    found = _e(headline) if headline else f"{K} cluster{'s' if K != 1 else ''}"
+    summary = (f"MAP-DP found <b>{found}</b> among {data.n_rows:,} rows "
                f"({len(data.features)} features) with N0 = {_e(_number(params.get('N0')))}.")
+    if stable_sentence:
+        summary += f" {_e(stable_sentence)}"
     if k_evidence is not None and len(k_evidence):
         summary += " " + ("Of MAP-DP's components, before grouping: " if merged else "") + _e(k_sentence(k_evidence))
     if K < 2:
@@ -735,7 +779,8 @@ def subtype_report_html(data: AppData, model, params: dict, *, choice=None, sett
         f"(mapdp_core {_e(versions.get('mapdp_core'))}). The table stays on the computer that made this file: the app "
         "stores no data.</p>",
         f'<div class="summary">{summary}</div>',
-        *data_html, *settings_html, _k_section(model, k_evidence), _sizes_section(profiles, stability), *prof_html,
+        *data_html, *settings_html, _k_section(model, k_evidence),
+        _sizes_section(profiles, table_of_stability, summary_of_stability), *prof_html,
         _tests_section(tests, K, tests_problem), _imputed_section(data, labels, imputed, max_imputed_rows),
         _methods_section(data, model, params, choice, stability, merged, tests is not None and K >= 2, versions),
         *repro_html,

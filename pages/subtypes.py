@@ -5,7 +5,7 @@ import streamlit as st
 from explorer import animation, figures, report, sources, subtype_report
 from mapdp_core.data.loading.export import csv_bytes
 from mapdp_core.evaluation.profiles import cluster_profiles, feature_tests, split_sample_tests
-from mapdp_core.evaluation.stability import cluster_stability
+from mapdp_core.evaluation.stability import stability_summary
 from ui import common
 
 d = common.data()
@@ -14,9 +14,15 @@ common.image_format_choice()
 params, run, model = common.fitted_mapdp()
 labels = model.labels_
 raw, profiled = report.profile_inputs(d)  # a wide table: its principal components, and the columns ranked below
-st.caption(f"{common.escape_markdown(d.name, 120)}: MAP-DP with {common.prior_words(params)} (change it on Explore or Tune) "
-           f"found **{model.n_clusters_} cluster{'s' if model.n_clusters_ != 1 else ''}** among {d.n_rows:,} rows. "
-           "Every row is kept, gaps included.")
+headline, stable_note = st.empty(), st.container()  # filled again once the stability is known
+
+
+def _headline(found: str) -> None:
+    headline.caption(f"{common.escape_markdown(d.name, 120)}: MAP-DP with {common.prior_words(params)} (change it on "
+                     f"Explore or Tune) found **{found}** among {d.n_rows:,} rows. Every row is kept, gaps included.")
+
+
+_headline(f"{model.n_clusters_} cluster{'s' if model.n_clusters_ != 1 else ''}")
 common.show_components(model)
 common.show_k_evidence("subtypes")
 k_table = common.cached("k_evidence", params, model.k_evidence)  # computed by show_k_evidence: for the report
@@ -39,12 +45,24 @@ st.caption("Stability: MAP-DP is refitted, with the same settings, on 20 random 
            "is stable, below 0.6 fragile: it splits, merges or dissolves when a few rows change.")
 try:
     with st.spinner("Refitting on 20 subsamples..."):
-        stab = common.cached("stability", params, lambda: cluster_stability(model, n_resamples=20, random_state=0))
-    sizes = prof.sizes.merge(stab[["cluster", "stability", "dissolved", "verdict"]].round(2), on="cluster", how="left")
+        stab = common.cached("stability_summary", params,
+                             lambda: stability_summary(model, n_resamples=20, random_state=0))
+    sizes = prof.sizes.merge(stab.table[["cluster", "stability", "dissolved", "verdict"]].round(2), on="cluster",
+                             how="left")
 except (ValueError, KeyError) as exc:
     common.plain_error(exc, "The stability could not be computed")
     stab, sizes = None, prof.sizes
 st.dataframe(sizes, hide_index=True, width="stretch", key="sub_sizes")
+if stab is not None:
+    found, stable_words = subtype_report.stability_words(stab)  # the library's words: nothing the user typed
+    _headline(found)
+    if stable_words:
+        stable_note.warning(common.escape_markdown(stable_words, limit=None))
+        if stab.alternative is not None:
+            st.caption(f"The {stab.alternative.K} clusters the data support stably, each made of whole fitted "
+                       "clusters:")
+            st.dataframe(stab.alternative.stability.rename(columns={"made_of": "fitted clusters"}).round(2),
+                         hide_index=True, width="stretch", key="sub_stable")
 st.subheader("Profile of each cluster")
 st.caption("Per feature, the summary that suits its type: proportion for yes/no, mean score and distribution for "
            "ordinal scores, category shares, mean ± sd for measurements, rate for counts (as PLOS Tables 3-4).")
