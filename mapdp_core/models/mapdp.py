@@ -302,11 +302,9 @@ class MAPDP(SweepEstimator):
         Every candidate the automatic search compared (stage, structure, spread, weight, N0,
         K, neg_log_joint, seconds, chosen); None when nothing was searched.
     hyperparameters_ : dict
-        The chosen knobs: structure ("independent", "joint" or "shared": the real-valued columns
-        each alone, as one block with a covariance per cluster, or as one block whose clusters
-        share a covariance, :data:`mapdp_core.selection.auto.SHAPES`; "+categorical scales" when the
-        binomial columns read best as categorical), ``shape`` (the structure's cluster shape in
-        words, with its mclust name), spread and weight (relative to the
+        The chosen knobs: structure ("independent", "joint" or "shared", with its ``shape`` in
+        words: :data:`mapdp_core.selection.auto.SHAPES`; "+categorical scales" when the
+        binomial columns read best as categorical), spread and weight (relative to the
         empirical-Bayes defaults), N0, the rows the search used, and the rows on which the
         structure was checked again (large tables; 0 otherwise).
     %(n_features_in_)s
@@ -658,9 +656,8 @@ class MAPDP(SweepEstimator):
                                  else pd.DataFrame(columns=["column", "role", "reason"]))
         self.hyperparameter_search_ = choice.table.copy() if choice is not None else None
         self.hyperparameters_ = ({"structure": choice.structure, "shape": shape_words(choice.structure),
-                                  "spread": choice.spread, "weight": choice.weight,
-                                  "N0": choice.N0, "rows_searched": choice.rows_searched,
-                                  "rows_checked": choice.rows_checked}
+                                  "spread": choice.spread, "weight": choice.weight, "N0": choice.N0,
+                                  "rows_searched": choice.rows_searched, "rows_checked": choice.rows_checked}
                                  if choice is not None else {"N0": self.N0_})
 
     #: label that ``predict`` gives a row for which a new cluster is the most probable
