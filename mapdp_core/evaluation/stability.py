@@ -8,8 +8,13 @@ stability: Hennig reads >= 0.75 as stable, 0.6-0.75 as pattern-like, <= 0.5 as d
 
 The refits keep the fitted model's settings fixed (its likelihood, prior and N0, as chosen or
 given): what is measured is how much a cluster depends on the particular rows, not on the
-hyperparameter search. Each refit starts cold (one cluster holding every row, PLOS Appendix B),
-so no refit is steered towards the answer it is compared with.
+hyperparameter search. Each refit starts as the search starts a candidate of the same structure,
+on the resample's own rows (:func:`mapdp_core.selection.starts.starts_for`: one cluster, PLOS
+Appendix B, the fine K-means start and, for a correlated block, its K-means and classification-EM
+starts), and keeps the lowest exact joint; none starts from the fit's partition, so no refit is
+steered towards the answer it is compared with. (From one cluster alone a correlated block often
+stays at one cluster where the fit, started by the search, found several: the refits then called
+every cluster of such a fit fragile.)
 
 The refits are drawn once (:func:`refit_resamples`) and any partition of the fitted rows can be
 scored against them (:func:`partition_stability`): :func:`cluster_stability` scores the fitted
@@ -87,11 +92,15 @@ def _check_resampling(n_resamples, fraction):
 def refit_resamples(model, n_resamples: int = 20, fraction: float = 0.8, random_state=0, n_init: int = 2,
                     n_jobs=None) -> Refits:
     """MAP-DP refitted, with the fitted model's settings, on ``n_resamples`` random shares
-    ``fraction`` of its rows (drawn without replacement); the arguments are
-    :func:`cluster_stability`'s, and the same arguments give the same refits."""
+    ``fraction`` of its rows (drawn without replacement), each from the search's starts for its
+    structure (module docstring; the one-cluster start with ``n_init`` random orders), the lowest
+    exact joint kept; the arguments are :func:`cluster_stability`'s, and the same arguments give
+    the same refits."""
     from sklearn.utils.validation import check_is_fitted
 
+    from mapdp_core.core.spec import parse
     from mapdp_core.models.mapdp import MAPDP
+    from mapdp_core.selection.starts import starts_for
 
     check_is_fitted(model, "labels_")
     n_resamples, fraction = _check_resampling(n_resamples, fraction)
@@ -102,10 +111,14 @@ def refit_resamples(model, n_resamples: int = 20, fraction: float = 0.8, random_
     refits = Refits([], [])
     for _ in range(n_resamples):
         rows = np.sort(rng.choice(N, m, replace=False))
-        refit = MAPDP(**model.partition_arguments(), likelihood=likelihood, prior=prior, n_init=n_init,
-                      random_state=int(rng.integers(0, 2**31 - 1)), n_jobs=n_jobs,
-                      tol=model.tol, max_iter=model.max_iter,
-                      merge=getattr(model, "merge_cutoff_", None)).fit(X.iloc[rows].reset_index(drop=True))
+        seed = int(rng.integers(0, 2**31 - 1))
+        sample = X.iloc[rows].reset_index(drop=True)
+        starts = starts_for(parse(sample, likelihood, prior), seed)
+        refit = min((MAPDP(**model.partition_arguments(), likelihood=likelihood, prior=prior,
+                           n_init=n_init if start is None else 1, random_state=seed, n_jobs=n_jobs, init=start,
+                           tol=model.tol, max_iter=model.max_iter,
+                           merge=getattr(model, "merge_cutoff_", None)).fit(sample) for start in starts),
+                    key=lambda fit: fit.neg_log_joint_)
         refits.rows.append(rows)
         refits.labels.append(np.asarray(refit.labels_, dtype=np.int64))
         refits._fits.append((refit._parsed, refit._fitted_prior()))

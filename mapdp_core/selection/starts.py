@@ -8,9 +8,25 @@ import math
 import numpy as np
 
 from mapdp_core.core.labels import relabel_by_first_appearance
-from mapdp_core.engine.lloyd import kmeans_labels
+from mapdp_core.engine.lloyd import kmeans_labels, standardized_view
 
-__all__ = ["SHARED_START_KS", "SHARED_START_SEEDS"]
+__all__ = ["SHARED_START_KS", "SHARED_START_SEEDS", "starts_for"]
+
+
+def starts_for(parsed, seed: int) -> list:
+    """The starts the search gives a candidate of ``parsed``'s structure (:mod:`~mapdp_core.selection.auto`),
+    on ``parsed``'s own standardised view: one cluster (None), the fine K-means start and, for a
+    correlated block, the coarse starts, and for a shared-covariance block its own
+    (:func:`_shared_starts`). For a fit with fixed settings that should start as ``MAPDP()`` does
+    (the stability refits, :mod:`mapdp_core.evaluation.stability`)."""
+    view = standardized_view(parsed)
+    families = {b.family for b in parsed.blocks if len(b.columns) > 1}
+    out = [None, _oversegmented(view, seed)]
+    if families & {"normal_wishart", "normal_wishart_tied"}:
+        out += _coarse_starts(view, seed)
+    if "normal_wishart_tied" in families:
+        out += _shared_starts(view, seed)
+    return out
 
 
 def _whitened_starts(Z: np.ndarray, seed: int) -> list:
