@@ -637,7 +637,7 @@ def _choose(X: pd.DataFrame, likelihood: dict, *, search_prior: bool, search_N0:
     from mapdp_core.families import FAMILIES
     from mapdp_core.engine.sweeps import last_state
     from mapdp_core.core.spec import parse
-    from .priors import _prior_argument
+    from .priors import _prior_argument, scaled_parsed
 
     X = _as_frame(X)
     sparse = sparse_real_columns(X, likelihood)  # judged on every row, so every stage has the same block
@@ -714,9 +714,13 @@ def _choose(X: pd.DataFrame, likelihood: dict, *, search_prior: bool, search_N0:
     models: dict[tuple, ModelData] = {}
 
     def parsed_for(cand):
-        """The searched rows under a candidate's prior (one per prior setting)."""
+        """The searched rows under a candidate's prior (one per prior setting), parsed once per
+        structure at spread and weight 1 and scaled for the others (:func:`scaled_parsed`)."""
         if cand[:3] not in parsed_of:
-            parsed_of[cand[:3]] = parse(Xs, structured_likelihood(likelihood, cand[0], sparse), prior_for(Xs, cand))
+            unit = (cand[0], 1.0, 1.0)
+            if unit not in parsed_of:
+                parsed_of[unit] = parse(Xs, structured_likelihood(likelihood, cand[0], sparse), prior_for(Xs, unit))
+            parsed_of[cand[:3]] = parsed_of[unit] if not search_prior else scaled_parsed(parsed_of[unit], *cand[1:3])
         return parsed_of[cand[:3]]
 
     def joint(key: bytes, cand) -> float:

@@ -20,6 +20,8 @@ cross-validation), are :mod:`mapdp_core.evaluation.model_selection`.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import math
 import numbers
 from typing import NamedTuple
@@ -301,6 +303,19 @@ def _scaled_block_prior(family: str, prior: dict, s: float, weight: float = 1.0)
                 v = out[key]
                 out[key] = [x * weight for x in v] if isinstance(v, list) else v * weight
     return out
+
+
+def scaled_parsed(parsed: ParsedData, s: float, weight: float = 1.0) -> ParsedData:
+    """``parsed`` with every block's resolved prior scaled as :func:`_scaled_block_prior` scales it
+    (its derived keys kept): what parsing the same rows again with ``_prior_argument(parsed, ...,
+    s, weight)`` gives, without validating and resolving every block again (the automatic search
+    parses its rows once per structure and scales them per candidate)."""
+    blocks = []
+    for b in parsed.blocks:
+        prior = _scaled_block_prior(b.family, b.prior, s, weight)
+        prior.update({key: b.prior[key] for key in FAMILIES[b.family].derived_keys if key in b.prior})
+        blocks.append(replace(b, prior=prior))
+    return ParsedData(parsed.X, parsed.names, blocks, parsed.categories)
 
 
 def _prior_argument(parsed: ParsedData, likelihood, s: float, weight: float = 1.0):
