@@ -207,12 +207,15 @@ def table_joint(n: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="40 000 rows instead of 400 000; no 4 000 000")
+    parser.add_argument("--table1", action="store_true", help="only table 1 (the defaults against K-means)")
     args = parser.parse_args()
     header(args)
     n = 40_000 if args.quick else 400_000
     MAPDP.warm_up()
     mapdp_fit(plos_scenario("5.1", 2000, seed=1)[0])  # the automatic choices' code paths, once
     fits = table_kmeans(n)
+    if args.table1:
+        return
     table_bgm(n, fits, ("5.1", "5.6") if not args.quick else PLOS_SCENARIOS)
     table_linear((40_000, 400_000) if args.quick else (40_000, 400_000, 4_000_000))
     table_cores(n)

@@ -280,6 +280,8 @@ def estimator(data: AppData, name: str, params: dict | None = None, *, restarts:
         raise ValueError(f"start={start!r}: MAP-DP starts from one of {list(STARTS)}.")
     if cls.input == "mixed":
         likelihood = likelihood_for(data, params.pop("structure", None))
+        if not getattr(cls, "shared_statistics", True):  # e.g. the DP search: a covariance per cluster instead
+            likelihood = {k: "normal_wishart" if f == "normal_wishart_tied" else f for k, f in likelihood.items()}
         prior = _prior(data, likelihood, float(params.pop("spread", 1.0)), float(params.pop("weight", 1.0)))
         params.update(likelihood=likelihood, prior=prior)
         if start == "search" and "init" in allowed:

@@ -578,6 +578,10 @@ class MAPIHMM(_LengthsMixin, SweepEstimator):
     (total log-likelihood) for new sequences; see the module docstring.
     """
 
+    #: scores clusters from statistics of their own: refuses a covariance shared by all clusters
+    #: (``core.spec.refuse_shared_statistics``; the app gives it a covariance per cluster instead)
+    shared_statistics = False
+
     name = "MAP-iHMM"
     input = "mixed"
     restart_key = "neg_log_joint"

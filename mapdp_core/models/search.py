@@ -474,6 +474,10 @@ class DPSearch(PredictsAsMAPDP, SweepEstimator):
         The rows in the order they were placed.
     """
 
+    #: scores clusters from statistics of their own: refuses a covariance shared by all clusters
+    #: (``core.spec.refuse_shared_statistics``; the app gives it a covariance per cluster instead)
+    shared_statistics = False
+
     name = "DP search"
     restart_key = "neg_log_joint"
     step = "block of expansions"
