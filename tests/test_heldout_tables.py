@@ -1,10 +1,10 @@
 """The third held-out set (sealed until it judged the defaults of 2026-11-26 once) (``benchmarks/data/heldout3/``),
 the fourth, fifth and sixth (sealed until each was read on 2026-11-27) (``benchmarks/data/heldout4/``,
-``heldout5/``, ``heldout6/``) and the seventh (sealed, not yet read) (``heldout7/``) are well formed
+``heldout5/``, ``heldout6/``) and the seventh (read once on 2026-11-29) (``heldout7/``) are well formed
 and new.
 
 These tests only read the CSV files, the READMEs and the builder's table list: they fit no
-clustering method and compute no score on the held-out tables (set 7 is sealed; see the READMEs).
+clustering method and compute no score on the held-out tables (set 7 was read once, on 2026-11-29; see the READMEs).
 The summary checks use made-up rows, not the tables.
 """
 from __future__ import annotations
@@ -307,10 +307,10 @@ def _sources_before(number: int) -> set[tuple[str, str]]:
 
 
 #: what each README must say beside the builder's list: sets 5 and 6 were read once on
-#: 2026-11-27 (and say when, and where their scores are or which set judges next); 7 is sealed
+#: 2026-11-27 and set 7 on 2026-11-29 (each says when, and where its scores are or which set judges next)
 README_SAYS = {5: ("--unseal-heldout5", "read 2026-11-27", "heldout6"),
                6: ("--unseal-heldout6", "read 2026-11-27", "defaults-2026-11-27-heldout6"),
-               7: ("SEALED", "--unseal-heldout7", "judged nothing yet")}
+               7: ("--unseal-heldout7", "read", "defaults-2026-11-29-heldout7")}
 
 
 @pytest.mark.parametrize("number", sorted(README_SAYS))
