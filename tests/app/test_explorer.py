@@ -42,6 +42,16 @@ def test_with_likelihood_groups_normal_wishart_columns_into_one_block():
     assert new.family_of(cols[3]) == "normal_wishart"
 
 
+def test_with_likelihood_groups_each_block_family_into_its_own_block():
+    d = sources.builtin_data("iris")
+    cols = d.features
+    fams = {cols[0]: "normal_wishart_tied", cols[1]: "normal_wishart", cols[2]: "normal_wishart_tied",
+            cols[3]: "normal_wishart"}
+    new = sources.with_likelihood(d, fams)
+    assert new.likelihood == {(cols[0], cols[2]): "normal_wishart_tied", (cols[1], cols[3]): "normal_wishart"}
+    assert new.family_of(cols[2]) == "normal_wishart_tied"
+
+
 def test_with_likelihood_passes_on_the_engines_message():
     d = sources.builtin_data("iris")
     with pytest.raises(ValueError, match="poisson"):
