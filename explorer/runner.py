@@ -162,8 +162,9 @@ def search_likelihood(data: AppData) -> tuple[dict, bool]:
 def likelihood_for(data: AppData, structure: str | None) -> dict:
     """The likelihood MAP-DP fits to ``data`` with a ``structure`` (:func:`mapdp_settings`): the
     real-valued columns of :func:`search_likelihood` on their own ("independent") or as one
-    Normal-Wishart block ("joint", a covariance per cluster; "shared", one for all clusters), either with "+categorical scales" appended (the binomial
-    columns categorical); None: the data's likelihood as it is."""
+    Normal-Wishart block ("joint", a covariance per cluster; "shared", one for all clusters),
+    either with "+categorical scales" appended (the binomial columns categorical); None: the
+    data's likelihood as it is."""
     if structure is None:
         return dict(data.likelihood)
     likelihood = search_likelihood(data)[0]
@@ -250,7 +251,7 @@ def estimator(data: AppData, name: str, params: dict | None = None, *, restarts:
     """The registered estimator ``name`` for ``data`` with the app's ``params``, and the matrix it reads.
 
     Algorithms that read a mixed table (MAP-DP, Gibbs, SUGS, DP search) get the data's likelihood per column
-    (with ``structure`` "independent" or "joint", the real-valued columns of :func:`search_likelihood`
+    (with ``structure`` "independent", "joint" or "shared", the real-valued columns of :func:`search_likelihood`
     on their own or as one Normal-Wishart block, and with "+categorical scales" the binomial columns
     categorical; absent, the data's likelihood as it is) and the prior
     scaled by the app's knobs ``spread`` and ``weight``
