@@ -167,13 +167,14 @@ def _score(i, X, m, n, c0, work, work_key):
         idx = work[2 * D + 3]
         for r in range(p):
             y[r] = X[i, int(idx[r])] - m[int(idx[r])]
-    top = 0.0
-    for r in range(p):
-        top = max(top, abs(y[r]))
     q = forward_solve(L, p, y)
     if q < math.inf:
         log_term = math.log1p(c / (c + 1.0) * q)
     else:  # a far-out row whose square overflowed: 1 + coef q ~ coef q, from a scaled residual
+        top = 0.0  # the largest residual, found only here: the common path needs no extra pass
+        for r in range(p):
+            a = r if p == D else int(work[2 * D + 3][r])
+            top = max(top, abs(X[i, a] - m[a]))
         if p == D:
             for a in range(D):
                 y[a] = (0.5 * X[i, a] - 0.5 * m[a]) / (0.5 * top)
