@@ -235,12 +235,12 @@ elif source == "Simulated":
             n = c1.number_input("Points", 20, 1_000_000, step=500, key=kept("w_gen_crp_n"))
             n0 = c2.number_input("N0 of the generator", 0.1, 50.0, key=kept("w_gen_crp_n0"))
             dim = c3.number_input("Dimensions", 1, 10, key=kept("w_gen_crp_d"))
-            make = lambda: sources.crp_data(int(n), float(n0), int(dim), int(seed))  # noqa: E731
+            make = lambda: common.crp(int(n), float(n0), int(dim), int(seed))  # noqa: E731
         else:
             n = c1.number_input("Patients", 20, 50_000, step=100, key=kept("w_gen_cl_n"))
             k = c2.number_input("Subtypes", 1, 8, key=kept("w_gen_cl_k"))
             miss = c3.slider("Missing entries", 0.0, 0.6, step=0.05, key=kept("w_gen_cl_miss"))
-            make = lambda: sources.clinical_data(int(n), int(k), float(miss), int(seed))  # noqa: E731
+            make = lambda: common.clinical(int(n), int(k), float(miss), int(seed))  # noqa: E731
         if st.button("Generate", type="primary", key="generate"):
             used = {"w_data_source": source} | {key: st.session_state[key] for key in GENERATOR_DEFAULTS
                                                   if key in st.session_state}
@@ -299,14 +299,20 @@ else:
                                    for c, r in reasons[:REASONS_SHOWN]))
             if len(reasons) > REASONS_SHOWN:
                 st.caption(f"The first {REASONS_SHOWN} of {len(reasons):,} columns; every reason is in the table above.")
-        suspects = [c for c, n in zip(suggested["column"], suggested["suspect_zeros"]) if n]
-        if suspects:
-            common.init_widget("w_upload_zeros", [c for c in kept.get("w_upload_zeros", []) if c in suspects])
-            zeros = st.multiselect("Columns where 0 means 'not measured' (their zeros become gaps)", suspects,
-                                   key="w_upload_zeros",
-                                   help="These columns' zeros lie far below their other values, as a blood pressure "
-                                        "of 0 does. A gap is left out of the row's likelihood; a zero counts as "
-                                        "a measurement. Nothing changes unless you choose.")
+        zero_counts = tables.zero_counts(table)  # every numeric column with a zero, flagged ones first
+        flagged = {c: int(n) for c, n in zip(suggested["column"], suggested["suspect_zeros"]) if n}
+        offered = sorted(zero_counts, key=lambda c: c not in flagged)
+        if offered:
+            common.init_widget("w_upload_zeros", [c for c in kept.get("w_upload_zeros", []) if c in offered])
+            zeros = st.multiselect(
+                "Columns where 0 means 'not measured' (their zeros become gaps)", offered, key="w_upload_zeros",
+                format_func=lambda c: (f"{c}: {zero_counts[c]:,} zero(s)"
+                                       + (", far below its other values" if c in flagged else "")),
+                help="Every number column that holds a zero is listed; those whose zeros lie far below their other "
+                     "values, as a blood pressure of 0 does, come first. A chosen column's zeros become gaps "
+                     "everywhere: in the clustering (a gap is left out of the row's likelihood), the profiles, the "
+                     "tests, the imputed values, the missing-value counts, the downloads and the report. Nothing "
+                     "changes unless you choose: a zero can be a real value.")
         else:
             zeros = []
         common.init_widget("w_upload_std", kept.get("w_upload_std", "none"))
@@ -382,16 +388,22 @@ with right:
         st.caption(f"A random {len(sample):,} of the {d.n_rows:,} rows.")
 
 PREVIEW_COLUMNS = 200  # a wide table's 20 000 columns would take the browser minutes to draw
-shown = d.table if d.table.shape[1] <= PREVIEW_COLUMNS else d.table.iloc[:, :PREVIEW_COLUMNS]
+analysed = sources.analysed_table(d)  # zeros marked "not measured" as gaps, as MAP-DP and the profiles see them
+shown = analysed if analysed.shape[1] <= PREVIEW_COLUMNS else analysed.iloc[:, :PREVIEW_COLUMNS]
 st.markdown("**Preview** (first 200 rows" + (f", first {PREVIEW_COLUMNS} of {d.table.shape[1]:,} columns; every column "
-                                             "is used and downloaded)" if shown is not d.table else ")"))
+                                             "is used and downloaded)" if shown is not analysed else ")"))
+if d.zeros_missing:
+    st.caption("Zeros read as 'not measured' are shown as empty cells in "
+               + ", ".join(common.escape_markdown(c, 80) for c in d.zeros_missing) + ".")
 head = shown.head(200)
 st.dataframe(head, width="stretch", key="data_preview_table",  # dates without "00:00:00" (issue 27)
              column_config={c: st.column_config.DateColumn(format="YYYY-MM-DD")
                             for c in head.columns if figures.midnight_dates(head[c])})
-summary, gappy = missing_summary(d.table)
+summary, gappy = missing_summary(analysed)
 n_gaps = int(summary["n_missing"].sum())
-st.markdown(f"**Missing values:** {n_gaps:,} cells in {len(gappy):,} rows.")
+in_features = int(d.X.isna().to_numpy().sum())  # the count the sidebar gives: what MAP-DP leaves out
+st.markdown(f"**Missing values:** {n_gaps:,} cells in {len(gappy):,} rows"
+            + (f"; {in_features:,} of them in the clustered features." if n_gaps and d.wide is None else "."))
 if n_gaps:
     st.dataframe(summary[summary["n_missing"] > 0], hide_index=True, width="stretch",
                  column_config={"fraction": st.column_config.ProgressColumn("fraction", min_value=0.0,

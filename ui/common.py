@@ -1,9 +1,11 @@
 """What every page shares: the session's data set, its settings, its per-session run cache.
 
 Privacy: an uploaded table lives only in this session's ``st.session_state``; it
-is never written to disk, logged, or put in a cache shared between sessions. For that
-reason runs are memoised in the session (``_remember``), not with ``st.cache_data``,
-which is global to the server; only the public built-in data sets use ``st.cache_data``.
+is never written to disk, logged, or put in a cache shared between sessions. Runs are
+memoised per session (``_remember``); runs on *public* data (the built-in tables, the PLOS
+scenarios, the simulated data, each made here from its name and settings alone and registered
+with :func:`explorer.shared_runs.mark_public`) are also computed once per server and shared by
+every session (:data:`explorer.shared_runs.SERVER`): work is shared, uploaded data never.
 """
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from contextlib import contextmanager
 import streamlit as st
 
 import mapdp_core
-from explorer import animation, comparison, figures, runner, sharing, sources
+from explorer import animation, comparison, figures, runner, sharing, shared_runs, sources
 from mapdp_core import DirichletProcess, grouping_sentence, k_sentence, outlier_sentence
 from mapdp_core.models import registry
 
@@ -34,19 +36,51 @@ def warm_up() -> float:
     return mapdp_core.warm_up()
 
 
+def _public(d: sources.AppData) -> sources.AppData:
+    shared_runs.mark_public(d.key)  # made from a name and settings alone: its runs may be shared
+    return d
+
+
 @st.cache_data(show_spinner="Loading the data set...", max_entries=32)
-def scenario(section: str, n: int = 4000, seed: int = 0) -> sources.AppData:
+def _scenario(section: str, n: int = 4000, seed: int = 0) -> sources.AppData:
     return sources.scenario_data(section, n=n, seed=seed)
 
 
+def scenario(section: str, n: int = 4000, seed: int = 0) -> sources.AppData:
+    """A PLOS scenario (public: its runs are shared across sessions)."""
+    return _public(_scenario(section, n, seed))
+
+
 @st.cache_data(show_spinner="Loading the data set...", max_entries=16)
-def builtin(name: str) -> sources.AppData:
+def _builtin(name: str) -> sources.AppData:
     return sources.builtin_data(name)
 
 
+def builtin(name: str) -> sources.AppData:
+    """A shipped data set (public)."""
+    return _public(_builtin(name))
+
+
 @st.cache_data(show_spinner="Loading the data set...", max_entries=8)
-def structured(name: str) -> tuple:
+def _structured(name: str) -> tuple:
     return sources.structured_data(name)
+
+
+def structured(name: str) -> tuple:
+    """A shipped sequence or grouped data set and its column roles (public)."""
+    d, roles = _structured(name)
+    return _public(d), roles
+
+
+def crp(n: int, N0: float, d: int, seed: int) -> sources.AppData:
+    """The Data page's simulated Dirichlet-process mixture (public: made from its settings alone;
+    not kept itself, only its runs are shared)."""
+    return _public(sources.crp_data(int(n), float(N0), int(d), int(seed)))
+
+
+def clinical(n: int, k: int, missing: float, seed: int) -> sources.AppData:
+    """The Data page's simulated clinical table (public: made from its settings alone)."""
+    return _public(sources.clinical_data(int(n), int(k), float(missing), int(seed)))
 
 
 @st.cache_data(show_spinner="Clustering the demo...", max_entries=8)
@@ -291,12 +325,28 @@ def chart_config(filename: str) -> dict:
                                      "filename": filename, "scale": 2}, "displaylogo": False}
 
 
+def _wait_for_other_session(event) -> None:
+    with st.spinner("Another session on this server is computing the same run on the same public data; "
+                    "it is shared, so this page waits for it instead of computing it again..."):
+        while not event.wait(0.25):
+            pass
+
+
+def _shareable(value) -> bool:
+    return not getattr(value, "stopped", False)  # a run cut short by a time limit or Stop stays in its session
+
+
 def _remember(key: tuple, compute: Callable):
+    """``compute()`` once per ``key`` (whose first item is the data set's key) in this session; on
+    public data once per server (:mod:`explorer.shared_runs`), every session reusing it."""
     runs: OrderedDict = st.session_state.setdefault("runs", OrderedDict())
     if key in runs:
         runs.move_to_end(key)
         return runs[key]
-    value = compute()
+    if shared_runs.is_public(key[0]):
+        value = shared_runs.SERVER.get_or_compute(key, compute, keep=_shareable, wait=_wait_for_other_session)
+    else:
+        value = compute()
     runs[key] = value
     while len(runs) > _RUNS_KEPT:
         runs.popitem(last=False)
@@ -311,7 +361,8 @@ def cached(kind: str, params: dict, compute: Callable):
 
 def has_cached(kind: str, params: dict) -> bool:
     """Whether :func:`cached` already holds ``kind`` with ``params`` for the session's data."""
-    return (data().key, kind, tuple(sorted(params.items()))) in st.session_state.get("runs", {})
+    key = (data().key, kind, tuple(sorted(params.items())))
+    return key in st.session_state.get("runs", {}) or (shared_runs.is_public(key[0]) and key in shared_runs.SERVER)
 
 
 def numeric(d: sources.AppData):
@@ -531,7 +582,8 @@ def plain_error(exc: Exception, what: str = "That did not work") -> None:
 def data_badge() -> str:
     """One line (markdown) on the current data set, for the sidebar."""
     d = data()
-    gaps = " · has missing values" if d.has_gaps else ""
+    n_gaps = int(d.X.isna().to_numpy().sum()) if d.has_gaps else 0  # as the Data page's summary counts them
+    gaps = f" · {n_gaps:,} missing cell{'s' if n_gaps != 1 else ''} in the features" if n_gaps else ""
     truth = " · ground truth known" if d.truth is not None else ""
     # the name may be an uploaded file's: shown escaped, never as markdown or a link
     return f"**Data:** {escape_markdown(d.name, 120)}  \n{d.n_rows:,} rows × {len(d.features)} features{gaps}{truth}"

@@ -1,0 +1,123 @@
+"""Work shared across a server's sessions, never data: results computed on *public* data sets
+(the built-in tables, the PLOS scenarios, the simulated data, each made from its name and
+settings alone) are kept once per server process and handed to every session that asks for the
+same (data set, kind, settings), so a class of thirty opening the default demo costs one run,
+not thirty.
+
+An uploaded table is never public: its results stay in its session (``ui.common``'s per-session
+cache) and never enter :data:`SERVER`. A data set is public only when its key (a digest of its
+features and likelihood, :attr:`explorer.sources.AppData.key`) was registered by one of the
+public sources (:func:`mark_public`): an upload with exactly the contents of a public data set
+shares its results, which are then the public data set's results and tell nothing about it.
+
+:class:`SharedResults` is a bounded LRU store with single flight: while one session computes a
+key, the others asking for it wait for that value instead of computing it again; if the
+computation fails or is interrupted (a Stop, a closed tab), the next waiter computes it itself.
+Values are shared as they are (no copy): callers must treat them as read-only.
+Without Streamlit, so it can be tested and used from a notebook.
+"""
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+
+__all__ = ["SharedResults", "SERVER", "mark_public", "is_public", "MAX_ENTRIES"]
+
+#: How many results a server keeps (least recently used dropped first). A run of the default demo
+#: (4 000 rows, 3 restarts) holds a few MB of labels; 96 of them stay well under a GB.
+MAX_ENTRIES = 96
+
+_MISSING = object()
+
+
+class SharedResults:
+    """A thread-safe LRU store of computed values with single flight (see the module's docstring)."""
+
+    def __init__(self, max_entries: int = MAX_ENTRIES):
+        self.max_entries = int(max_entries)
+        self._lock = threading.Lock()
+        self._values: OrderedDict = OrderedDict()
+        self._pending: dict = {}
+        self.computed = 0  # how many values were computed here (for tests and the benchmark)
+        self.reused = 0    # how many requests were answered from the store or by waiting
+
+    def __contains__(self, key: Hashable) -> bool:
+        with self._lock:
+            return key in self._values
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._values)
+
+    def keys(self) -> list:
+        with self._lock:
+            return list(self._values)
+
+    def get(self, key: Hashable, default=None):
+        with self._lock:
+            if key in self._values:
+                self._values.move_to_end(key)
+                return self._values[key]
+            return default
+
+    def clear(self) -> None:
+        with self._lock:
+            self._values.clear()
+            self.computed = self.reused = 0
+
+    def get_or_compute(self, key: Hashable, compute: Callable, keep: Callable = lambda value: True,
+                       wait: Callable | None = None):
+        """The value under ``key``: stored, or waited for while another thread computes it, or
+        computed here by ``compute()`` and stored when ``keep(value)`` (e.g. not a run a time
+        limit cut short). ``wait(event)`` is called while another thread computes the key (a page
+        shows a line and waits on the event); without it the thread blocks on the event."""
+        while True:
+            with self._lock:
+                if key in self._values:
+                    self._values.move_to_end(key)
+                    self.reused += 1
+                    return self._values[key]
+                event = self._pending.get(key)
+                owner = event is None
+                if owner:
+                    event = self._pending[key] = threading.Event()
+            if not owner:
+                (wait or (lambda e: e.wait()))(event)
+                continue  # stored: returned above; failed, interrupted or not kept: computed here next
+            try:
+                value = compute()
+            except BaseException:
+                with self._lock:
+                    self._pending.pop(key, None)
+                event.set()
+                raise
+            with self._lock:
+                self.computed += 1
+                if keep(value):
+                    self._values[key] = value
+                    self._values.move_to_end(key)
+                    while len(self._values) > self.max_entries:
+                        self._values.popitem(last=False)
+                self._pending.pop(key, None)
+            event.set()
+            return value
+
+
+#: The server's store: one per process, so one per Streamlit server.
+SERVER = SharedResults()
+
+_PUBLIC: set = set()
+_PUBLIC_LOCK = threading.Lock()
+
+
+def mark_public(key: str) -> None:
+    """Register a data set's key as public (made by a built-in source from its name and settings alone)."""
+    with _PUBLIC_LOCK:
+        _PUBLIC.add(str(key))
+
+
+def is_public(key: str) -> bool:
+    """Whether results on the data set with this key may be shared between sessions."""
+    with _PUBLIC_LOCK:
+        return str(key) in _PUBLIC

@@ -1,0 +1,102 @@
+"""Issue 43, item 1: work shared across sessions, never data. Runs on public data (built-in,
+scenarios, simulated) are computed once per server and reused by every session
+(explorer.shared_runs); an uploaded table's runs stay in its session."""
+import threading
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from apptools import APP
+from apptools import ok as _ok
+from explorer import runner, shared_runs, sources
+
+TIMEOUT = 240
+
+
+def test_one_computation_for_many_threads_asking_at_once():
+    store = shared_runs.SharedResults(max_entries=4)
+    calls, release = [], threading.Event()
+
+    def compute():
+        calls.append(1)
+        release.wait(5)
+        return "value"
+
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(store.get_or_compute("k", compute))) for _ in range(5)]
+    for t in threads:
+        t.start()
+    release.set()
+    for t in threads:
+        t.join(10)
+    assert results == ["value"] * 5 and len(calls) == 1 and store.computed == 1
+
+
+def test_an_interrupted_computation_is_done_by_the_next_asker_and_a_cut_run_is_not_kept():
+    store = shared_runs.SharedResults(max_entries=2)
+
+    def interrupted():
+        raise KeyboardInterrupt  # as Streamlit's stop/rerun exceptions: not an Exception
+
+    with pytest.raises(KeyboardInterrupt):
+        store.get_or_compute("k", interrupted)
+    assert store.get_or_compute("k", lambda: 1) == 1
+    assert store.get_or_compute("cut", lambda: 2, keep=lambda v: False) == 2 and "cut" not in store
+    for k in "abc":
+        store.get_or_compute(k, lambda: k)
+    assert len(store) == 2  # bounded, least recently used first out
+
+
+def _explore(d) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state["data"] = d
+    at.run()
+    _ok(at)
+    return at
+
+
+def _counting(monkeypatch) -> list:
+    calls, real = [], runner.run
+
+    def counted(data, name, *args, **kwargs):
+        calls.append((data.key, name))
+        return real(data, name, *args, **kwargs)
+
+    monkeypatch.setattr(runner, "run", counted)
+    return calls
+
+
+def test_a_second_session_on_public_data_reuses_the_first_sessions_runs(monkeypatch):
+    d = sources.scenario_data("5.2", n=300, seed=0)
+    shared_runs.mark_public(d.key)  # as ui.common.scenario does
+    calls = _counting(monkeypatch)
+    first = _explore(d)
+    assert calls, "the first session computes its runs"
+    done = len(calls)
+    second = _explore(sources.scenario_data("5.2", n=300, seed=0))
+    assert len(calls) == done, "the second session computed the same runs again"
+    assert any(k[0] == d.key for k in shared_runs.SERVER.keys())
+    assert any("animation" in (c.proto.id or "") for c in second.get("plotly_chart")), "no animation drawn"
+    del first
+
+
+def test_one_sessions_upload_never_reaches_the_shared_cache_or_another_session(monkeypatch):
+    rng = np.random.default_rng(1)
+    table = pd.DataFrame({"a": np.r_[rng.normal(0, 1, 60), rng.normal(6, 1, 60)], "b": rng.normal(0, 1, 120)})
+    mine = sources.table_data(table, name="private.csv")
+    calls = _counting(monkeypatch)
+    first = _explore(mine)
+    assert any(key == mine.key for key, _ in calls)
+    assert not shared_runs.is_public(mine.key)
+    assert all(k[0] != mine.key for k in shared_runs.SERVER.keys()), "an upload's run entered the server's cache"
+    # another student on the default data never holds the upload's runs
+    other = _explore(sources.scenario_data("5.2", n=300, seed=0))
+    assert all(k[0] != mine.key for k in other.session_state["runs"])
+    # the same table uploaded by a second student is computed again in their own session
+    done = len(calls)
+    _explore(sources.table_data(table.copy(), name="private.csv"))
+    assert len(calls) > done
+    assert all(k[0] != mine.key for k in shared_runs.SERVER.keys())
+    del first
