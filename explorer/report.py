@@ -15,9 +15,9 @@ import pandas as pd
 
 from mapdp_core.core.validation import check_int
 
-from explorer.sources import AppData
+from explorer.sources import AppData, analysed_table, zero_cells
 
-__all__ = ["HEATMAP_FEATURES", "matching_columns", "keep_uploaded_cells", "uploaded_cells", "assignments", "search_facts", "grid_versus_search",
+__all__ = ["HEATMAP_FEATURES", "zero_counts", "matching_columns", "keep_uploaded_cells", "uploaded_cells", "assignments", "search_facts", "grid_versus_search",
            "spread_of_default", "cv_in_chosen_spread", "cluster_heatmap", "profile_inputs", "top_features", "P_FLOOR", "format_p", "tests_for_display", "decoded_features", "row_ids",
            "imputed_rows", "expected_clusters_curve", "PLOS_KMEANS_NMI", "scenarios_by_kmeans"]
 
@@ -119,6 +119,17 @@ def uploaded_cells(table: pd.DataFrame) -> dict:
     return _UPLOADED.get(id(table), {})
 
 
+def zero_counts(table: pd.DataFrame) -> dict:
+    """``{column: how many cells are exactly 0}`` for every number column (not yes/no) with a zero,
+    in the table's order: the columns whose zeros a user may mark "not measured"."""
+    numeric = [c for c in table.columns if pd.api.types.is_numeric_dtype(table[c])
+               and not pd.api.types.is_bool_dtype(table[c])]
+    if not numeric:
+        return {}
+    counts = (table[numeric] == 0).sum(axis=0)
+    return {c: int(n) for c, n in counts.items() if n > 0}
+
+
 def _free_name(name: str, taken) -> str:
     while name in taken:
         name += "_"
@@ -132,24 +143,27 @@ def assignments(data: AppData, labels, column: str = "cluster") -> pd.DataFrame:
     Cells of an uploaded file keep the text they had ("1,452", "79%", "60": see
     :func:`keep_uploaded_cells`); a column that the reader converted by a rule (thousands
     separators, percentages, units, dates: ``table.attrs["column_notes"]``) is followed by
-    ``"<column> (as read)"``, the values that were clustered."""
+    ``"<column> (as read)"``, the values that were clustered. A zero the user marked "not
+    measured" (``data.zeros_missing``) is a blank cell, as it was to MAP-DP and the profiles."""
     labels = np.asarray(labels)
     if labels.shape != (len(data.table),):
         raise ValueError(f"{labels.size} labels for {len(data.table)} rows; pass one label per row.")
     cells = uploaded_cells(data.table)
     if not cells:  # built-in, simulated or Excel data: the values are the cells
-        out = data.table.copy()
+        out = analysed_table(data).copy()
+        out.attrs = {}
         out[_free_name(column, set(out.columns))] = labels
         return out
+    zeros = zero_cells(data)
     notes = data.table.attrs.get("column_notes", {})
     parts = {}
     for c in data.table.columns:
         if c not in cells:
-            parts[c] = data.table[c]
+            parts[c] = data.table[c].mask(zeros[c]) if zeros[c].any() else data.table[c]
             continue
-        parts[c] = pd.Series(cells[c], index=data.table.index, dtype=object)
+        parts[c] = pd.Series(cells[c], index=data.table.index, dtype=object).mask(zeros[c])
         if c in notes:
-            parts[_free_name(f"{c} (as read)", set(data.table.columns) | set(parts))] = data.table[c]
+            parts[_free_name(f"{c} (as read)", set(data.table.columns) | set(parts))] = data.table[c].mask(zeros[c])
     out = pd.DataFrame(parts, index=data.table.index)
     out[_free_name(column, set(out.columns))] = labels
     return out
@@ -191,11 +205,13 @@ def profile_inputs(data: AppData) -> tuple[pd.DataFrame, dict]:
     """The cells the profiles and tests describe, one column per clustered feature, and their
     likelihood: the table's own cells; for a wide table (``data.wide``) the columns kept as they
     are beside the principal components' scores that stand for the rest (:func:`top_features`
-    ranks those columns themselves)."""
+    ranks those columns themselves). A zero the user marked "not measured" is a missing cell
+    here, as it was to MAP-DP (:func:`explorer.sources.analysed_table`)."""
+    table = analysed_table(data)
     if data.wide is None:
-        return data.table[data.features], data.likelihood
+        return table[data.features], data.likelihood
     others = [c for c in data.features if c not in data.wide.names]
-    return pd.concat([data.table[others], data.X[data.wide.names]], axis=1), data.likelihood
+    return pd.concat([table[others], data.X[data.wide.names]], axis=1), data.likelihood
 
 
 def top_features(data: AppData, labels, n: int = 25) -> pd.DataFrame:

@@ -19,7 +19,7 @@ from mapdp_core.selection.auto import WideProjection, project_wide
 from mapdp_core.data.synthetic import (PLOS_SCENARIOS, clinical_simulator, crp_normal_wishart, plos_scenario,
                                        plos_scenario_parameters)
 
-__all__ = ["AppData", "scenario_data", "builtin_data", "structured_data", "crp_data", "clinical_data", "table_data",
+__all__ = ["AppData", "analysed_table", "zero_cells", "scenario_data", "builtin_data", "structured_data", "crp_data", "clinical_data", "table_data",
            "with_likelihood", "input_columns", "encode_new_rows", "numeric_matrix", "projection", "display_sample", "DISPLAY_MAX"]
 
 #: Most points drawn in a scatter; above this a random sample is shown (and the app says so).
@@ -63,6 +63,9 @@ class AppData:
         (:func:`mapdp_core.selection.auto.project_wide`); None otherwise.
     summarised : DataFrame or None
         With ``wide``: the real-valued columns it summarises, as encoded (profiles rank them).
+    zeros_missing : tuple of str
+        The columns whose zeros the user said mean "not measured": MAP-DP saw those cells as
+        gaps, and so does everything else the app shows or writes (:func:`analysed_table`).
     """
 
     name: str
@@ -79,6 +82,7 @@ class AppData:
     n_groups: int | None = None
     wide: WideProjection | None = field(default=None, repr=False)
     summarised: pd.DataFrame | None = field(default=None, repr=False)
+    zeros_missing: tuple = ()
 
     def __post_init__(self):
         if not self.key:
@@ -115,6 +119,33 @@ class AppData:
             if key == column or (isinstance(key, tuple) and column in key):
                 return fam
         raise KeyError(column)
+
+
+def zero_cells(data: AppData, table: pd.DataFrame | None = None) -> pd.DataFrame:
+    """True at each cell of ``table`` (default ``data.table``; new rows in the table's columns)
+    that is a 0 in a column whose zeros the user marked "not measured" (``data.zeros_missing``)."""
+    table = data.table if table is None else table
+    mask = pd.DataFrame(False, index=table.index, columns=table.columns)
+    for c in data.zeros_missing:
+        if c in table.columns:
+            mask[c] = (pd.to_numeric(table[c], errors="coerce") == 0).to_numpy()
+    return mask
+
+
+def analysed_table(data: AppData) -> pd.DataFrame:
+    """The table as the app analyses it: ``data.table`` with the zeros the user marked "not
+    measured" (``data.zeros_missing``) as missing cells, every row in order. The profiles, the
+    tests, the missing-value counts, the preview, the downloads and the report read this table,
+    so that a zero MAP-DP left out never comes back in a number shown beside it."""
+    if not data.zeros_missing:
+        return data.table
+    mask = zero_cells(data)
+    out = data.table.copy()
+    for c in data.zeros_missing:
+        if c in out.columns and mask[c].any():
+            out[c] = out[c].mask(mask[c])
+    out.attrs = dict(data.table.attrs)
+    return out
 
 
 def _codes(labels) -> tuple[np.ndarray | None, list]:
@@ -224,9 +255,24 @@ def table_data(table: pd.DataFrame, roles=None, families=None, standardize: str 
                 f"principal component(s) ({', '.join(wide.names)}), those above the noise level, as MAPDP() does with "
                 f"a wide table{screened}; the profiles rank the columns themselves.")
         notes, description = notes + (said,), description + " " + said
+    zeros = tuple(c for c in _zero_columns(zeros_as_missing, table) if c in prepared.X.columns)
     return AppData(name=name, table=table, X=X, likelihood=likelihood, truth=truth, truth_names=names, notes=notes,
                    encodings=prepared.encodings, description=description, id_column=None if ids is None else ids.name,
-                   wide=wide, summarised=None if wide is None else encoded[wide.columns])
+                   wide=wide, summarised=None if wide is None else encoded[wide.columns], zeros_missing=zeros)
+
+
+def _zero_columns(zeros_as_missing, table: pd.DataFrame) -> list:
+    """The columns named by ``zeros_as_missing`` as :func:`prepare` reads it (a list, one name,
+    ``"suggested"`` or None)."""
+    if zeros_as_missing is None or zeros_as_missing is False:
+        return []
+    if isinstance(zeros_as_missing, str):
+        if zeros_as_missing != "suggested":
+            return [zeros_as_missing]
+        from mapdp_core.data.loading import suggest_roles_and_families
+        s = suggest_roles_and_families(table)
+        return [c for c, n in zip(s["column"], s["suspect_zeros"]) if n]
+    return list(zeros_as_missing)
 
 
 def with_likelihood(data: AppData, families: dict) -> AppData:
@@ -271,8 +317,17 @@ def encode_new_rows(data: AppData, rows: pd.DataFrame, *, unseen: list | None = 
     :func:`mapdp_core.data.loading.prepare`). Text in a numeric column
     raises ValueError naming it; so does a value never seen in a categorical column, unless
     ``unseen`` is a list: then that cell becomes missing and is recorded there (see
-    :func:`mapdp_core.core.encoding.unseen_notes`)."""
+    :func:`mapdp_core.core.encoding.unseen_notes`). A 0 in a column whose zeros mean "not
+    measured" (``data.zeros_missing``) is missing here too, as it was in the fit."""
     from mapdp_core.core.encoding import encode_new_rows as encode  # the one encoding path (mapdp_core.core.encoding)
+
+    if data.zeros_missing:
+        zeros = zero_cells(data, rows)
+        if zeros.to_numpy().any():
+            rows = rows.copy()
+            for c in data.zeros_missing:
+                if c in rows.columns and zeros[c].any():
+                    rows[c] = rows[c].mask(zeros[c])
 
     if data.wide is None:
         return encode(rows, data.features, data.encodings, unseen=unseen)

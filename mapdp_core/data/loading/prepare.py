@@ -282,7 +282,7 @@ def prepare(df: pd.DataFrame, roles=None, families=None, standardize: str = "non
             zero = (numeric == 0).to_numpy() if numeric is not None else np.zeros(len(column), dtype=bool)
             if zero.any():
                 column = column.where(~zero, np.nan) if numeric is None else numeric.where(~zero, np.nan)
-                _warn(f"column '{c}': {int(zero.sum())} zero(s) treated as missing (zeros_as_missing).", notes)
+                _warn(f"column '{c}': {int(zero.sum())} zero(s) treated as missing (0 marked as 'not measured').", notes)
         try:
             x, enc = encode_column(column, fam, c, max_categories=max_categories, warn=lambda m: _warn(m, notes))
         except ValueError as exc:

@@ -329,7 +329,7 @@ def _suggest_values(row, s, values, distinct, words, n_rows, max_categories, inf
     if n_zero:
         first = float(np.min(values[values > 0]))
         zero_note = (f"; {n_zero} zero(s) look like 'not measured' (the other values start at {_examples([first])}): "
-                     f"if 0 means missing here, pass zeros_as_missing=['{row['column']}'] to prepare")
+                     "if 0 means 'not measured' here, mark this column's zeros as missing")
         row = {**row, "suspect_zeros": n_zero}
     lo, hi = float(values.min()), float(values.max())
     if row["kind"] == "integer" and not stored_whole(s):
