@@ -22,7 +22,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 
-__all__ = ["SharedResults", "SERVER", "mark_public", "is_public", "MAX_ENTRIES"]
+__all__ = ["SharedResults", "SERVER", "mark_public", "is_public", "recipe_of", "MAX_ENTRIES"]
 
 #: How many results a server keeps (least recently used dropped first). A run of the default demo
 #: (4 000 rows, 3 restarts) holds a few MB of labels; 96 of them stay well under a GB.
@@ -107,17 +107,24 @@ class SharedResults:
 #: The server's store: one per process, so one per Streamlit server.
 SERVER = SharedResults()
 
-_PUBLIC: set = set()
+_PUBLIC: dict = {}  # a public data set's key -> its recipe ("scenario:5.6", "builtin:hepatitis", ...) or None
 _PUBLIC_LOCK = threading.Lock()
 
 
-def mark_public(key: str) -> None:
-    """Register a data set's key as public (made by a built-in source from its name and settings alone)."""
+def mark_public(key: str, recipe: str | None = None) -> None:
+    """Register a data set's key as public (made by a built-in source from its name and settings
+    alone), with the recipe that makes it again (a link carries it: :func:`recipe_of`)."""
     with _PUBLIC_LOCK:
-        _PUBLIC.add(str(key))
+        _PUBLIC[str(key)] = recipe if recipe is not None else _PUBLIC.get(str(key))
 
 
 def is_public(key: str) -> bool:
     """Whether results on the data set with this key may be shared between sessions."""
     with _PUBLIC_LOCK:
         return str(key) in _PUBLIC
+
+
+def recipe_of(key: str) -> str | None:
+    """The recipe of a public data set (None: not public, or made without one)."""
+    with _PUBLIC_LOCK:
+        return _PUBLIC.get(str(key))

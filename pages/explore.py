@@ -328,10 +328,13 @@ with left:
                 st.rerun()
         if "settings_loaded" in st.session_state:
             st.success(st.session_state.pop("settings_loaded"))
+        st.caption("The address bar always holds these settings, the animation's frame and, for a built-in or "
+                   "simulated data set, its name: a reload comes back here, and the address is a link to share. An "
+                   "uploaded table is never named in it: whoever opens the link gets the settings on their own data.")
         if st.button("Put these settings in the address bar", key="share_settings", icon=":material/link:"):
-            st.query_params.from_dict(sharing.settings_to_query(everything, chosen=choice))
-            st.success("The address bar now holds a link with these settings: copy it to share them. Whoever opens "
-                       "it gets these settings on their own data (the link carries no data).")
+            common.keep_in_address_bar(choice, player.position())
+            st.success("The address bar holds a link with these settings: copy it to share them (the link carries "
+                       "no data).")
 
 with right:
     if not algorithms:
@@ -513,6 +516,7 @@ with right:
         fig = figures.animation_figure(frames, shown_coords, axis_names, start=frame, show_ellipses=ellipses,
                                        settings=settings, controls=False, truth=truth_panel, rows=sample)
         st.plotly_chart(fig, width="stretch", key="animation", config=common.chart_config("mapdp_explore"))
+        common.keep_in_address_bar(choice, frame)  # a reload or a shared link comes back to this frame (issue 43)
 
     results = (d.key, tuple((r.algorithm, repr(sorted(r.params.items()))) for r in runs))
     with drawn_early["slot"].container() if drawn_early else chart_area:

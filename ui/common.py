@@ -36,8 +36,8 @@ def warm_up() -> float:
     return mapdp_core.warm_up()
 
 
-def _public(d: sources.AppData) -> sources.AppData:
-    shared_runs.mark_public(d.key)  # made from a name and settings alone: its runs may be shared
+def _public(d: sources.AppData, recipe: str) -> sources.AppData:
+    shared_runs.mark_public(d.key, recipe)  # made from a name and settings alone: its runs may be shared
     return d
 
 
@@ -47,8 +47,9 @@ def _scenario(section: str, n: int = 4000, seed: int = 0) -> sources.AppData:
 
 
 def scenario(section: str, n: int = 4000, seed: int = 0) -> sources.AppData:
-    """A PLOS scenario (public: its runs are shared across sessions)."""
-    return _public(_scenario(section, n, seed))
+    """A PLOS scenario (public: its runs are shared across sessions, a link names it)."""
+    recipe = f"scenario:{section}" + ("" if (int(n), int(seed)) == (4000, 0) else f":{int(n)}:{int(seed)}")
+    return _public(_scenario(section, int(n), int(seed)), recipe)
 
 
 @st.cache_data(show_spinner="Loading the data set...", max_entries=16)
@@ -58,7 +59,7 @@ def _builtin(name: str) -> sources.AppData:
 
 def builtin(name: str) -> sources.AppData:
     """A shipped data set (public)."""
-    return _public(_builtin(name))
+    return _public(_builtin(name), f"builtin:{name}")
 
 
 @st.cache_data(show_spinner="Loading the data set...", max_entries=8)
@@ -69,28 +70,101 @@ def _structured(name: str) -> tuple:
 def structured(name: str) -> tuple:
     """A shipped sequence or grouped data set and its column roles (public)."""
     d, roles = _structured(name)
-    return _public(d), roles
+    return _public(d, f"structured:{name}"), roles
 
 
 def crp(n: int, N0: float, d: int, seed: int) -> sources.AppData:
     """The Data page's simulated Dirichlet-process mixture (public: made from its settings alone;
     not kept itself, only its runs are shared)."""
-    return _public(sources.crp_data(int(n), float(N0), int(d), int(seed)))
+    n, N0, d, seed = int(n), float(N0), int(d), int(seed)
+    return _public(sources.crp_data(n, N0, d, seed), f"crp:{n}:{N0!r}:{d}:{seed}")
 
 
 def clinical(n: int, k: int, missing: float, seed: int) -> sources.AppData:
     """The Data page's simulated clinical table (public: made from its settings alone)."""
-    return _public(sources.clinical_data(int(n), int(k), float(missing), int(seed)))
+    n, k, missing, seed = int(n), int(k), float(missing), int(seed)
+    return _public(sources.clinical_data(n, k, missing, seed), f"clinical:{n}:{k}:{missing!r}:{seed}")
 
 
-@st.cache_data(show_spinner="Clustering the demo...", max_entries=8)
-def demo_frames(section: str):
-    """MAP-DP (N0 = 3) and K-means (the true K), each the best of 3 restarts on a PLOS scenario: frames, view, axis names."""
-    d = scenario(section)
-    K = d.true_k
-    runs = [runner.run(d, "MAP-DP", {"N0": 3.0}, restarts=3), runner.run(d, "K-means", {"n_clusters": K}, restarts=3)]
-    coords, names = sources.projection(d)
-    return animation.animation_frames(runs, coords, None, d.truth), coords, names
+#: The Data page's generators (pages/data.py's GENERATORS), for the record of data a link loaded
+_GENERATOR_NAMES = {"scenario": "PLOS Section 5 scenario", "crp": "Dirichlet-process mixture (CRP)",
+                    "clinical": "Clinical patients, mixed types with gaps"}
+#: A link's parameter naming a public data set by its recipe (never data: an upload has none)
+DATASET_PARAM = "dataset"
+#: A link's parameter naming the animation's frame (1-based, as the slider shows it)
+FRAME_PARAM = "frame"
+
+
+def _number(text: str, kind, low, high, what: str):
+    try:
+        value = kind(text)
+    except (TypeError, ValueError):
+        raise ValueError(f"the data set's {what} must be a number from {low:g} to {high:g}, got "
+                         f"'{escape_markdown(text, 40)}'.") from None
+    if not low <= value <= high:
+        raise ValueError(f"the data set's {what} must be from {low:g} to {high:g}, got {value:g}.")
+    return value
+
+
+def data_from_recipe(recipe: str) -> tuple[sources.AppData, dict, dict | None]:
+    """The public data set a link names (:data:`DATASET_PARAM`, written by :func:`scenario`,
+    :func:`builtin`, ...): (data, the Data page's record of it, column roles or None). Only names
+    and numbers are read, each checked (a built-in name against the catalogue); ValueError in words."""
+    from mapdp_core.data.datasets import list_datasets, list_structured
+    from mapdp_core.data.synthetic import PLOS_SCENARIOS
+
+    kind, _, rest = str(recipe).partition(":")
+    parts = rest.split(":") if rest else []
+    if kind == "scenario" and len(parts) in (1, 3) and parts[0] in PLOS_SCENARIOS:
+        n, seed = (4000, 0) if len(parts) == 1 else (_number(parts[1], int, 20, 1_000_000, "size"),
+                                                     _number(parts[2], int, 0, 10**6, "seed"))
+        origin = scenario_origin(parts[0]) if (n, seed) == (4000, 0) else {
+            "w_data_source": "Simulated", "w_generator": _GENERATOR_NAMES["scenario"], "w_gen_section": parts[0],
+            "w_gen_n": n, "w_gen_seed": seed}
+        return scenario(parts[0], n, seed), origin, None
+    if kind == "builtin" and rest in set(list_datasets()["name"]):
+        return builtin(rest), {"w_data_source": "Built-in", "w_builtin": rest}, None
+    if kind == "structured":
+        table = list_structured().set_index("name")
+        if rest in table.index:
+            d, roles = structured(rest)
+            return d, {"w_data_source": "Built-in", "w_builtin": f"{rest} ({table.loc[rest, 'kind']})"}, roles
+    if kind == "crp" and len(parts) == 4:
+        n, n0 = _number(parts[0], int, 20, 1_000_000, "size"), _number(parts[1], float, 0.1, 50.0, "N0")
+        dim, seed = _number(parts[2], int, 1, 10, "dimension"), _number(parts[3], int, 0, 10**6, "seed")
+        return crp(n, n0, dim, seed), {"w_data_source": "Simulated", "w_generator": _GENERATOR_NAMES["crp"],
+                                       "w_gen_crp_n": n, "w_gen_crp_n0": n0, "w_gen_crp_d": dim,
+                                       "w_gen_seed": seed}, None
+    if kind == "clinical" and len(parts) == 4:
+        n, k = _number(parts[0], int, 20, 50_000, "size"), _number(parts[1], int, 1, 8, "number of subtypes")
+        miss, seed = _number(parts[2], float, 0.0, 0.6, "missing rate"), _number(parts[3], int, 0, 10**6, "seed")
+        return clinical(n, k, miss, seed), {"w_data_source": "Simulated", "w_generator": _GENERATOR_NAMES["clinical"],
+                                            "w_gen_cl_n": n, "w_gen_cl_k": k, "w_gen_cl_miss": miss,
+                                            "w_gen_seed": seed}, None
+    raise ValueError(f"'{escape_markdown(recipe, 80)}' names no built-in or simulated data set.")
+
+
+def link_params(chosen, frame: int | None = None) -> dict:
+    """The address bar's parameters for this session: its settings (:func:`explorer.sharing.settings_to_query`,
+    the prior's knobs relative to the empirical-Bayes default, with ``chosen``), the data set when it
+    is public (its recipe; an upload is never named) and the animation's frame (0-based here, 1-based
+    in the link)."""
+    params = sharing.settings_to_query(st.session_state.get("settings", {}), chosen=chosen)
+    recipe = shared_runs.recipe_of(data().key)
+    if recipe is not None:
+        params[DATASET_PARAM] = recipe
+    if frame is not None:
+        params[FRAME_PARAM] = str(int(frame) + 1)
+    return params
+
+
+def keep_in_address_bar(chosen, frame: int | None = None) -> None:
+    """Write :func:`link_params` to the address bar when they changed: a reload restores this
+    session's data set, settings and frame, and the address is a link to share."""
+    params = link_params(chosen, frame)
+    if st.session_state.get("address_bar") != params:
+        st.session_state["address_bar"] = params
+        st.query_params.from_dict(params)
 
 
 def data() -> sources.AppData:
@@ -219,6 +293,24 @@ def settings_from_link() -> None:
         return
     # a link written on Explore carries the prior's knobs × the empirical-Bayes default: they become
     # × chosen against this session's data, which needs its automatic choice (the search, cached)
+    recipe = params.pop(DATASET_PARAM, None)
+    frame = params.pop(FRAME_PARAM, None)
+    try:
+        if frame is not None:
+            frame = _number(frame, int, 1, 10**6, "frame") - 1  # said "the data set's frame": reworded below
+    except ValueError:
+        st.session_state["link_problem"] = (f"The link's frame was not used: it must be a whole number of at least 1, "
+                                            f"got '{escape_markdown(frame, 40)}'.")
+        frame = None
+    if recipe is not None:  # the data set first: the prior's knobs are read against its automatic choice
+        try:
+            d, origin, roles = data_from_recipe(recipe)
+        except (ValueError, FileNotFoundError) as exc:
+            st.session_state["link_problem"] = f"The link's data set was not used: {escape_markdown(exc)}"
+        else:
+            set_data(d, origin)
+            if roles:
+                set_sequence_roles(roles)
     absolute = str(params.get(sharing.RELATIVE_TO, "")).strip().lower() == "default"
     try:
         settings, _ = sharing.settings_from_query(params, chosen=auto_choice() if absolute else None)
@@ -226,6 +318,8 @@ def settings_from_link() -> None:
         st.session_state["link_problem"] = f"The link's settings were not used: {escape_markdown(exc)}"
         return
     apply_settings(settings)
+    if frame is not None:
+        st.session_state["frame_position"] = int(frame)  # ui.player keeps it when the runs are drawn
 
 
 _MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()<>#+\-!|~$&^=])")

@@ -114,12 +114,22 @@ def _slid(keys: Keys, key: str):
     return callback
 
 
-def _play_or_pause(keys: Keys):
+def _play_or_pause(keys: Keys, pause: bool):
+    """Play's or Pause's callback. Each has its own button key, so that a click on a Pause the
+    browser still showed after playback ended (a slow server) is not read as Play (issue 43: it
+    restarted from frame 1); Pause stops on the frame last drawn whole, the one on screen, not
+    on one a tick cut short had moved to."""
     def callback():
         ss = st.session_state
-        if ss.get(keys.playing):
+        if pause:
+            if not ss.get(keys.playing):
+                return  # playback had ended: nothing to pause, nothing to start
             ss[keys.playing] = False
+            if keys.drawn in ss and int(ss[keys.drawn]) != int(ss.get(keys.position, 0)):
+                _moved(keys, int(ss[keys.drawn]))
         else:
+            if ss.get(keys.playing):
+                return
             last = int(ss.get(keys.last, 0))
             ss[keys.playing] = True
             ss[keys.fresh] = True
@@ -133,16 +143,26 @@ def player(n_frames: int, results, draw: Callable[[int], None], describe: Callab
            keys: Keys = Keys(), delay: float = PLAY_DELAY, unit: str = "Frame") -> None:
     """Draw an animation's frame (``draw(frame)``) with its controls below it, all sharing one position.
 
-    ``results`` identifies what the frames show: when it changes, the position goes to the last
-    frame (where the runs ended) and Play stops. ``describe(frame)`` is a caption under the
+    ``results`` identifies what the frames show: the first results open on their last frame (where
+    the runs ended); when they change, the position stays (the nearest frame the new results have;
+    at the end it stays at the end) and Play stops. ``describe(frame)`` is a caption under the
     controls (each algorithm's own step). Call it where the chart belongs; it draws inside a
     fragment, so a frame change reruns only the chart and its controls.
     """
     ss = st.session_state
     last = max(int(n_frames) - 1, 0)
-    if ss.get(keys.results) != results or keys.position not in ss:
+    if keys.position not in ss:  # the first results drawn: where the runs ended
         ss[keys.results] = results
         _moved(keys, last)
+        ss[keys.playing] = False
+    elif ss.get(keys.results) != results:
+        # new results (N0, the prior, an algorithm changed; issue 43): the same frame, or the nearest
+        # one the new runs have; a position at the old last frame stays at the end. A position given
+        # before any results (a link's frame) is kept as it is.
+        before = ss.get(keys.last)
+        at_end = before is not None and int(ss[keys.position]) >= int(before)
+        ss[keys.results] = results
+        _moved(keys, last if at_end else min(max(int(ss[keys.position]), 0), last))
         ss[keys.playing] = False
     ss[keys.last] = last
     if not 0 <= int(ss[keys.position]) <= last:
@@ -171,9 +191,9 @@ def player(n_frames: int, results, draw: Callable[[int], None], describe: Callab
             row.button("Back", icon=":material/chevron_left:", key=keys.button("back"),
                        on_click=_move(keys, lambda p, n: p - 1), help="Back one frame")
             now_playing = bool(ss.get(keys.playing))
-            row.button("Pause" if now_playing else "Play", key=keys.button("play"),
+            row.button("Pause" if now_playing else "Play", key=keys.button("pause" if now_playing else "play"),
                        icon=":material/pause:" if now_playing else ":material/play_arrow:",
-                       on_click=_play_or_pause(keys),
+                       on_click=_play_or_pause(keys, now_playing),
                        help="Pause here" if now_playing else
                        f"Show the frames one after the other, {1 / delay:g} a second, from the frame shown "
                        "(from the first when the last is shown)")

@@ -68,7 +68,7 @@ def _play_to_the_end(at, limit: int = 200) -> int:
     _ok(at)
     ticks = 0
     while at.session_state["frame_playing"]:
-        assert at.button(key="frame_play").label == "Pause"
+        assert at.button(key="frame_pause").label == "Pause"
         at.run()
         ticks += 1
         assert ticks <= limit
@@ -125,7 +125,7 @@ def test_pause_keeps_the_frame_and_step_goes_on_from_it(at):
     at.run()
     at.run()
     assert _frame(at) == 2
-    at.button(key="frame_play").click().run()  # Pause
+    at.button(key="frame_pause").click().run()
     assert not at.session_state["frame_playing"] and at.button(key="frame_play").label == "Play"
     at.run()  # no tick while paused
     assert _frame(at) == 2
@@ -154,12 +154,24 @@ def test_play_at_the_last_frame_plays_again_from_the_first(at):
     assert _frame(at) == last and not at.session_state["frame_playing"]
 
 
-def test_new_results_open_on_their_last_frame_and_stop_playing(at):
+def test_new_results_keep_the_frame_and_stop_playing(at):
+    """Issue 43: changing N0, the prior or an algorithm's setting sent the animation to its last
+    frame (frame 8 became 20); it now stays on the frame shown (the nearest the new runs have)."""
     at.button(key="frame_first").click().run()
     at.button(key="frame_play").click().run()
+    at.run()
+    at.run()
+    assert _frame(at) == 2 and at.session_state["frame_playing"]
     at.slider(key="w_kmeans_n_clusters").set_value(5).run()
     _ok(at)
-    assert not at.session_state["frame_playing"] and _frame(at) == _last(at)
+    assert not at.session_state["frame_playing"] and _frame(at) == min(2, _last(at))
+    n0 = at.select_slider(key="w_N0")
+    n0.set_value(n0.options[n0.options.index(str(n0.value)) + 3] if str(n0.value) in n0.options else 10.0).run()
+    _ok(at)
+    assert _frame(at) == min(2, _last(at))
+    at.button(key="frame_last").click().run()
+    at.slider(key="w_kmeans_n_clusters").set_value(4).run()  # at the end: stays at the (new) end
+    assert _frame(at) == _last(at)
     # a page switch and back keeps the frame
     at.button(key="frame_back").click().run()
     kept = _frame(at)
@@ -167,6 +179,21 @@ def test_new_results_open_on_their_last_frame_and_stop_playing(at):
     at.switch_page("pages/explore.py").run()
     _ok(at)
     assert _frame(at) == kept
+
+
+def test_a_pause_the_browser_still_showed_after_playback_ended_does_not_restart_it(at):
+    """Issue 43: a click on Pause that reached the server after playback had ended was read as
+    Play and restarted from frame 1. Pause and Play are now different buttons."""
+    at.button(key="frame_first").click().run()
+    at.button(key="frame_play").click().run()
+    at.run()
+    pause = at.button(key="frame_pause")
+    at.session_state["frame_playing"] = False  # playback ended meanwhile (the last tick, server side)
+    at.run()
+    shown = _frame(at)
+    pause.click().run()  # the stale Pause the browser still showed
+    _ok(at)
+    assert not at.session_state["frame_playing"] and _frame(at) == shown
 
 
 def test_each_algorithm_counts_frames_in_its_own_units(at):
