@@ -35,9 +35,6 @@ st.caption(f"PLOS Section {common.DEFAULT_SCENARIO}: three round clusters holdin
            "not told K, finds the three. Press Play to watch both converge. **This picture runs MAP-DP at N0 = 3**, "
            "the paper's value, started from one cluster; **Explore opens at the N0 that MAPDP() chooses from the "
            "data** (and starts from its search's partition), so its panels can differ from this one.")
-st.caption("The NMIs in the panels are this app's: its own random draw of the scenario (4,000 points) and K-means' best of 3 k-means++ restarts. The NMIs quoted below are the paper's "
-           "(Table 1), from the paper's own sample and K-means runs, so the two differ (K-means' NMI depends on the "
-           "sample drawn and on where its restarts begin).")
 
 
 def _demos(sections) -> None:
@@ -45,19 +42,20 @@ def _demos(sections) -> None:
     for i, section in enumerate(sections):
         with cols[i % 3]:
             st.markdown(f"**{section}** {PLOS_SCENARIOS[section]} K-means' NMI in the paper: "
-                        f"{report.PLOS_KMEANS_NMI[section]:.2f} (on the paper's own sample; the app draws its own "
-                        "and runs K-means with its own restarts, so Explore and Compare show their own NMI).")
+                        f"{report.PLOS_KMEANS_NMI[section]:.2f}.")
             if st.button(f"Open scenario {section}", key=f"demo_{section}"):
                 common.set_data(common.scenario(section), origin=common.scenario_origin(section))
                 st.switch_page("pages/explore.py")
 
 
+#: Said once on the page (issue 43: six times before)
+NMI_CAVEAT = ("The NMIs quoted here are the paper's (Table 1), from its own sample and K-means runs; the picture above, "
+              "the grid below, Explore and Compare show this app's own: its own draw of each scenario and K-means' "
+              "best of its own restarts, so the numbers differ somewhat for the same story.")
 # grouped by K-means' score in PLOS Table 1, so that no scenario is said to fail where it does not
 groups = report.scenarios_by_kmeans()
 st.subheader("One-click demos: where K-means fails")
-st.caption("The NMIs quoted are the paper's (Table 1); the app draws its own sample of each scenario and runs "
-           "K-means with its own restarts, so Explore and Compare show somewhat different numbers for the same story. "
-           "MAP-DP there runs at the settings MAPDP() chooses from the data.")
+st.caption(NMI_CAVEAT + " MAP-DP there runs at the settings MAPDP() chooses from the data.")
 _demos(groups["fails"])
 if groups["succeeds"]:
     st.subheader("…and where it does not")
@@ -74,7 +72,8 @@ def _overview():  # built-in data only (no user's rows): shared by every session
 
 st.subheader("Every scenario beside every algorithm")
 st.caption("One grid, as scikit-learn's clustering comparison lays out data sets × algorithms: K-means and E-M "
-           "(a Gaussian mixture fitted by expectation-maximisation) are told the true K; MAP-DP is told nothing "
+           "(a Gaussian mixture fitted by expectation-maximisation) are told the true K, as on Explore (the outlier "
+           "pairs of 5.3 are not groups: K = 3); MAP-DP is told nothing "
            "and runs at the settings MAPDP() chooses from the data. 1,000 points per scenario, this app's own "
            "draw; colours follow the true classes.")
 if st.button("Draw the grid (a few seconds the first time)", key="home_overview") or st.session_state.get(

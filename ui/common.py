@@ -86,6 +86,16 @@ def clinical(n: int, k: int, missing: float, seed: int) -> sources.AppData:
     return _public(sources.clinical_data(n, k, missing, seed), f"clinical:{n}:{k}:{missing!r}:{seed}")
 
 
+@st.cache_data(show_spinner="Clustering the demo...", max_entries=8)
+def demo_frames(section: str):
+    """MAP-DP (N0 = 3) and K-means (the true K), each the best of 3 restarts on a PLOS scenario: frames, view, axis names."""
+    d = scenario(section)
+    K = d.true_k
+    runs = [runner.run(d, "MAP-DP", {"N0": 3.0}, restarts=3), runner.run(d, "K-means", {"n_clusters": K}, restarts=3)]
+    coords, names = sources.projection(d)
+    return animation.animation_frames(runs, coords, None, d.truth), coords, names
+
+
 #: The Data page's generators (pages/data.py's GENERATORS), for the record of data a link loaded
 _GENERATOR_NAMES = {"scenario": "PLOS Section 5 scenario", "crp": "Dirichlet-process mixture (CRP)",
                     "clinical": "Clinical patients, mixed types with gaps"}
