@@ -85,6 +85,8 @@ def compare(data: AppData, algorithms=None, *, N0: float = 3.0, spread: float = 
         done += planned[name]
         stopped = stopped or result.stopped or len(result.restarts) < planned[name]
     first = ["algorithm", "restart", "K", "iterations", "seconds", "objective"]
+    if any("components" in t for t in tables):
+        first.insert(3, "components")
     if not tables:
         table = pd.DataFrame(columns=first)
     else:
@@ -268,13 +270,16 @@ def expected_seconds(estimate: pd.DataFrame, restarts: int, time_budget: float |
 
 
 def compare_summary(table: pd.DataFrame) -> pd.DataFrame:
-    """Per algorithm: mean and sd over restarts of K, NMI, ARI, iterations and seconds, and the best objective."""
-    cols = [c for c in ("K", "nmi", "ari", "iterations", "seconds") if c in table]
+    """Per algorithm: mean and sd over restarts of K (the clusters each reports), NMI, ARI,
+    iterations and seconds, and the best objective; with ``components`` (MAP-DP's components,
+    grouped into its clusters) their mean too."""
+    cols = [c for c in ("K", "components", "nmi", "ari", "iterations", "seconds") if c in table]
     g = table.groupby("algorithm", sort=False)
     out = pd.DataFrame({"restarts": g.size()})
     for c in cols:
         out[f"{c} mean"] = g[c].mean()
-        out[f"{c} sd"] = g[c].std(ddof=1) if len(table) > 1 else np.nan
+        if c != "components":
+            out[f"{c} sd"] = g[c].std(ddof=1) if len(table) > 1 else np.nan
     out["best objective"] = g["objective"].min()
     return out.reset_index()
 

@@ -14,10 +14,11 @@ import numpy as np
 import pandas as pd
 
 from mapdp_core.core.validation import check_int
+from mapdp_core.engine.k_evidence import k_sentence
 
 from explorer.sources import AppData, analysed_table, zero_cells
 
-__all__ = ["HEATMAP_FEATURES", "zero_counts", "matching_columns", "keep_uploaded_cells", "uploaded_cells", "assignments", "search_facts", "grid_versus_search",
+__all__ = ["HEATMAP_FEATURES", "zero_counts", "k_words", "matching_columns", "keep_uploaded_cells", "uploaded_cells", "assignments", "search_facts", "grid_versus_search",
            "spread_of_default", "cv_in_chosen_spread", "cluster_heatmap", "profile_inputs", "top_features", "P_FLOOR", "format_p", "tests_for_display", "decoded_features", "row_ids",
            "imputed_rows", "expected_clusters_curve", "PLOS_KMEANS_NMI", "scenarios_by_kmeans"]
 
@@ -128,6 +129,30 @@ def zero_counts(table: pd.DataFrame) -> dict:
         return {}
     counts = (table[numeric] == 0).sum(axis=0)
     return {c: int(n) for c, n in counts.items() if n > 0}
+
+
+def k_words(model, table: pd.DataFrame) -> str:
+    """"How sure is K?" in words, about the clusters shown (``table``:
+    ``model.k_evidence(of="clusters")``): K counted in clusters, with MAP-DP's components named
+    once as what they are; the best partitions with one cluster fewer and one more, in nats and
+    odds. Where the fitted model grouped overlapping components (Hennig 2010), a split of a
+    cluster can fit the exact joint better: that is said as what it is (the cluster is one
+    subtype with inner structure that the model cannot tell apart), not as a failed fit."""
+    K, C = int(model.n_clusters_), int(getattr(model, "n_components_", model.n_clusters_))
+    head = f"K = {K} cluster{'s' if K != 1 else ''}" + (f" (grouped from MAP-DP's {C} components)" if C != K else "")
+    grouped = C != K
+    known = table.loc[table["fitted"] | (table["delta"] >= 0)] if grouped else table
+    said = k_sentence(known)
+    said = said[said.index(".") + 1:].strip() if said.startswith("K = ") else said
+    text = head + "." + (f" {said}" if said else "")
+    better = table.loc[table["delta"] < 0] if grouped else table.iloc[:0]
+    if len(better):
+        r = better.sort_values("delta").iloc[0]
+        nats = -float(r["delta"])
+        text += (f" With K = {int(r['K'])} ({r['how']}) the exact joint is higher by {nats:,.3g} nats: that cluster "
+                 "groups components that the fitted model itself cannot tell apart, so read it as one subtype with "
+                 "inner structure rather than two.")
+    return text
 
 
 def _free_name(name: str, taken) -> str:

@@ -334,8 +334,12 @@ def run(data: AppData, name: str, params: dict | None = None, *, restarts: int =
         shown = summary.state
         row = {"restart": r + 1, "K": shown.n_clusters, "objective": summary.value, "iterations": summary.n_steps,
                "seconds": time.perf_counter() - t, "complete": not cut}
+        reported = _clusters_of(est, X, states) if not cut else None
+        labels = shown.labels
+        if reported is not None:  # K counts the clusters a reader is shown; its components said apart
+            row["K"], row["components"], labels = reported
         if data.truth is not None and np.any(data.truth >= 0):
-            row.update(_scores(data.truth, shown.labels))
+            row.update(_scores(data.truth, labels))
         rows.append(row)
         # a restart cut short is scored on what it reached (a one-pass method on the rows it
         # visited), so it never competes with complete ones; it is kept only when none completed
@@ -381,6 +385,22 @@ def sweep_steps(data: AppData, run: Run, sweep: int, steps: int) -> list:
     """Sweep ``sweep`` of a recorded MAP-DP :class:`Run` (its best restart, as animated) stopped
     every ceil(N / ``steps``) rows (:meth:`mapdp_core.MAPDP.sweep_steps`)."""
     return clone(run.estimator).sweep_steps(data.X, restart=run.best_index, sweep=int(sweep), steps=int(steps))
+
+
+def _clusters_of(est, X, states) -> tuple[int, int, np.ndarray] | None:
+    """For an estimator that groups its components into the clusters it reports (MAP-DP's
+    ``merge`` and ``min_cluster_size``), one restart's clusters as its fit would report them:
+    (the number of clusters, of components, the cluster of each row); None for any other."""
+    if not states or not hasattr(est, "_group_components"):
+        return None
+    grouping = est.get_params()
+    if grouping.get("merge") is None and grouping.get("min_cluster_size") is None:
+        return None
+    try:
+        fit = clone(est).from_states(X, states)
+    except (ValueError, TypeError):  # a restart the estimator cannot read back: its components stand
+        return None
+    return int(fit.n_clusters_), int(fit.n_components_), np.asarray(fit.labels_)
 
 
 def fitted_model(data: AppData, run: Run):

@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from mapdp_core.data.loading import suggest_roles_and_families
-from mapdp_core.engine.k_evidence import k_sentence, odds_words
+from mapdp_core.engine.k_evidence import odds_words
 from mapdp_core.engine.merging import grouping_sentence
 from mapdp_core.evaluation.explain import describe_priors
 from mapdp_core.evaluation.profiles import cluster_profiles, feature_tests
@@ -420,8 +420,9 @@ def _settings_rows(data: AppData, model, params: dict, choice, run) -> pd.DataFr
                      "how chosen": "app setting"})
     if run is not None and getattr(run, "restarts", None) is not None and len(run.restarts):
         r = run.restarts
-        same = int((r["K"] == model.n_components_).sum()) if "K" in r else 0
-        rows.append({"setting": "restarts run", "value": f"{len(r)} (K per restart: "
+        same = int((r["K"] == (model.n_clusters_ if "components" in r else model.n_components_)).sum()) if "K" in r else 0
+        rows.append({"setting": "restarts run", "value": f"{len(r)} ("
+                     + ("clusters" if "components" in r else "K") + " per restart: "
                      + ", ".join(str(int(k)) for k in r["K"]) + ")",
                      "how chosen": f"{same} of {len(r)} restarts reached the kept K"})
     return pd.DataFrame(rows)
@@ -439,15 +440,14 @@ def _k_section(model, k_table) -> str:
     if k_table is None or not len(k_table):
         parts.append("<p>The evidence for K at neighbouring values could not be computed.</p>")
         return "".join(parts)
-    parts.append("<p>" + ("Of MAP-DP's components, before grouping: " if merged else "") + _e(k_sentence(k_table))
-                 + "</p>")
+    parts.append("<p>" + _e(report.k_words(model, k_table)) + "</p>")
     parts.append('<p class="small">For each K, the best partition found (fewer clusters: the fitted ones merged two at '
                  "a time, the pair that loses least; more: the split that loses least) scored by the exact joint "
                  "−ln p(X, z). Its distance above the fit in nats gives the posterior odds exp(−nats) of that "
                  "partition against the fit: above 3 nats (1 : 20) much less probable, above 5 (1 : 150) far less "
                  "(Kass &amp; Raftery 1995). These are odds between partitions, not a probability of each K.</p>")
     parts.append(_evidence_svg(k_table))
-    shown = pd.DataFrame({"K": k_table["K"].astype(int), "−ln p(X, z)": k_table["neg_log_joint"].astype(float),
+    shown = pd.DataFrame({"clusters": k_table["K"].astype(int), "−ln p(X, z)": k_table["neg_log_joint"].astype(float),
                           "nats above the fit": k_table["delta"].astype(float),
                           "in words": ["the fit" if f else (odds_words(d) if d >= 0 else "more probable than the fit")
                                        for d, f in zip(k_table["delta"], k_table["fitted"])],
@@ -690,7 +690,7 @@ def subtype_report_html(data: AppData, model, params: dict, *, choice=None, sett
             tests_problem = str(exc)
     if k_evidence is None:
         try:
-            k_evidence = model.k_evidence()
+            k_evidence = model.k_evidence(of="clusters")
         except (ValueError, AttributeError):
             k_evidence = None
     if imputed is None and data.has_gaps and hasattr(model, "impute"):
@@ -770,7 +770,7 @@ def subtype_report_html(data: AppData, model, params: dict, *, choice=None, sett
     if stable_sentence:
         summary += f" {_e(stable_sentence)}"
     if k_evidence is not None and len(k_evidence):
-        summary += " " + ("Of MAP-DP's components, before grouping: " if merged else "") + _e(k_sentence(k_evidence))
+        summary += " " + _e(report.k_words(model, k_evidence))
     if K < 2:
         summary += " With one cluster there are no subtypes to compare: the data and settings are reported below."
     body = [

@@ -143,7 +143,9 @@ elif table.attrs.get("stopped", False):
     st.warning(f"The time limit of {budget:g} s ended the comparison early; the table shows the restarts that finished.")
 summary = comparison.compare_summary(table)
 st.dataframe(summary.round(3), hide_index=True, width="stretch", key="cmp_summary")
-st.caption("Objectives are each algorithm's own (MAP-DP, Gibbs, SUGS and DP search: the exact −ln p(X, z); "
+st.caption("K counts the clusters each algorithm reports, as Explore and Subtypes show them; for MAP-DP, "
+           "'components' counts its components before the overlapping ones are grouped into clusters. NMI and ARI score "
+           "the clusters. Objectives are each algorithm's own (MAP-DP, Gibbs, SUGS and DP search: the exact −ln p(X, z); "
            "V-SUGS: minus its ELBO; K-means: the sum of squared distances; DP-means: that plus λK; E-M and "
            "variational DP: −N × the mean log-likelihood or bound), so compare them within a row, not across rows."
            + "".join(f" {name} has no random element: it runs once, whatever the restarts."

@@ -25,7 +25,8 @@ def _headline(found: str) -> None:
 _headline(f"{model.n_clusters_} cluster{'s' if model.n_clusters_ != 1 else ''}")
 common.show_components(model)
 common.show_k_evidence("subtypes")
-k_table = common.cached("k_evidence", params, model.k_evidence)  # computed by show_k_evidence: for the report
+k_table = common.cached("k_evidence_clusters", params,  # computed by show_k_evidence: for the report
+                        lambda: model.k_evidence(of="clusters"))
 
 try:
     prof = common.cached("profiles", params, lambda: cluster_profiles(raw, labels, profiled))

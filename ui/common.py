@@ -19,8 +19,8 @@ from contextlib import contextmanager
 import streamlit as st
 
 import mapdp_core
-from explorer import animation, comparison, figures, runner, sharing, shared_runs, sources
-from mapdp_core import DirichletProcess, grouping_sentence, k_sentence, outlier_sentence
+from explorer import animation, comparison, figures, report, runner, sharing, shared_runs, sources
+from mapdp_core import DirichletProcess, grouping_sentence, outlier_sentence
 from mapdp_core.models import registry
 
 #: The demo a first visitor sees: PLOS Section 5.2, where K-means fails on unequal counts.
@@ -614,23 +614,23 @@ def show_components(model) -> None:
 
 
 def show_k_evidence(page: str) -> None:
-    """How sure MAP-DP's K is, in words and a small plot (:meth:`mapdp_core.MAPDP.k_evidence`):
+    """How sure MAP-DP's K is, in words and a small plot, about the clusters shown
+    (:meth:`mapdp_core.MAPDP.k_evidence` with ``of="clusters"``, :func:`explorer.report.k_words`):
     the best partitions found with fewer and more clusters, by the exact joint."""
     params, _, model = fitted_mapdp()
-    table = cached("k_evidence", params, model.k_evidence)
-    merged = bool(len(getattr(model, "merges_", ())))
+    table = cached("k_evidence_clusters", params, lambda: model.k_evidence(of="clusters"))
     outliers = outlier_sentence(model.cluster_sizes_)  # the clusters read, after any grouping
-    st.markdown("**How sure is K?** " + ("Of MAP-DP's components, before grouping: " if merged else "")
-                + k_sentence(table) + (f" Of the {model.n_clusters_} clusters read: {outliers}" if outliers else ""))
-    with st.expander("The best partition found at each K"):
-        st.caption("Fewer clusters: the fitted clusters merged two at a time, always the pair that loses least; more: "
+    st.markdown("**How sure is K?** " + report.k_words(model, table)  # the library's words: nothing the user typed
+                + (f" Of the {model.n_clusters_} clusters: {outliers}" if outliers else ""))
+    with st.expander("The best partition found at each number of clusters"):
+        st.caption("Fewer clusters: the clusters shown merged two at a time, always the pair that loses least; more: "
                    "the cluster whose split in two loses least, split. Each bar is how many nats (natural-log units) "
                    "the partition's −ln p(X, z) lies above the fit's: exp(−nats) is its posterior odds against the "
                    "fit. Above 3 nats (odds 1 : 20) is much less probable, above 5 (1 : 150) far less (Kass & "
                    "Raftery 1995). These are odds between partitions, not a probability of each K.")
         st.plotly_chart(figures.k_evidence_figure(table), width="stretch", key=f"{page}_k_evidence",
                         config=chart_config("k_evidence"))
-        shown = table.drop(columns="fitted").round(3)
+        shown = table.drop(columns="fitted").round(3).rename(columns={"K": "clusters"})
         shown.attrs = {}  # the partitions stay out of the page
         st.dataframe(shown, hide_index=True, width="stretch", key=f"{page}_k_evidence_table")
 

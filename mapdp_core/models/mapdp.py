@@ -466,7 +466,7 @@ class MAPDP(SweepEstimator):
         # 400 000 rows), and again after unpickling
         self._parsed = parsed
         self._model = _OnFirstUse()
-        self._k_evidence = None  # k_evidence() of this fit, computed when first asked
+        self._k_evidence_of = None  # k_evidence() of this fit, per (more, of), computed when first asked
         self._group_components(parsed, self._merge_cutoff(choice), self._min_cluster_size(choice, len(parsed.X)))
 
     def _fixed_seed(self) -> int:
@@ -542,13 +542,18 @@ class MAPDP(SweepEstimator):
             start = last.labels
         return list(sweep_in_steps(problem.data, problem.settings["N0"], order, start, steps))
 
-    def k_evidence(self, more: int = 2):
+    def k_evidence(self, more: int = 2, of: str = "components"):
         """How sure the fitted K is: the fitted partition beside the best partitions found with
         every smaller K (greedy merges of its clusters) and ``more`` larger K (greedy splits),
         each with its exact -ln p(X, z | N0, theta0) and ``delta``, nats above the fit (so
         exp(-delta) is that partition's posterior odds against the fit); see
         :func:`mapdp_core.engine.k_evidence.k_evidence`, and
         :func:`~mapdp_core.engine.k_evidence.k_sentence` for the table in words.
+
+        ``of="components"`` reads MAP-DP's own partition (``component_labels_``);
+        ``of="clusters"`` the clusters reported (``labels_``, after grouping overlapping
+        components and folding small ones): the K a reader is shown, with the merges and splits
+        named by the clusters' own numbers. The two are the same when nothing was grouped.
 
         Computed at the first call (one pass over each cluster's rows per merge or split tried)
         and kept; returns a copy.
@@ -560,13 +565,20 @@ class MAPDP(SweepEstimator):
         check_is_fitted(self, "labels_")
         self._need_rows_here("k_evidence()")
         more = check_int(more, "more", 0)
-        kept = getattr(self, "_k_evidence", None)
-        if kept is None or kept[0] != more:
-            kept = (more, k_evidence(self._parsed, np.asarray(self.component_labels_, dtype=np.int64), self._fitted_prior(),
-                                     more=more, seed=self._fixed_seed()))
-            self._k_evidence = kept
-        table = kept[1].copy()
-        table.attrs = {"partitions": {k: v.copy() for k, v in kept[1].attrs["partitions"].items()}}
+        if of not in ("components", "clusters"):
+            raise ValueError(f"of must be 'components' (MAP-DP's partition) or 'clusters' (the clusters reported); "
+                             f"got {of!r}.")
+        labels = self.component_labels_ if of == "components" or self.n_clusters_ == self.n_components_ else self.labels_
+        store = getattr(self, "_k_evidence_of", None)
+        if store is None:
+            store = self._k_evidence_of = {}
+        kept = store.get((more, of))
+        if kept is None:
+            kept = k_evidence(self._parsed, np.asarray(labels, dtype=np.int64), self._fitted_prior(), more=more,
+                              seed=self._fixed_seed())
+            store[(more, of)] = kept
+        table = kept.copy()
+        table.attrs = {"partitions": {k: v.copy() for k, v in kept.attrs["partitions"].items()}, "of": of}
         return table
 
     def row_costs(self, row: int):

@@ -263,7 +263,7 @@ def fit_partitioned(est, X, default_sample_rows: int, progress=None, stop=None):
     est.restart_rows_ = len(sample_rows)
     est._fitted_stats = last.stats
     est._model = type(sample_fit._model)()
-    est._k_evidence = None
+    est._k_evidence_of = None
     est.partitions_ = history
     est.partitions_.attrs.update(parts=len(all_lengths), rows=N, sample_rows=len(sample_rows), seed=seed,
                                  sample_seconds=sample_seconds, seconds=time.perf_counter() - t0, stopped=stopped)

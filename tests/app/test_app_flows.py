@@ -297,7 +297,7 @@ def test_explore_tune_and_subtypes_say_how_sure_k_is(at):
             at.switch_page(f"pages/{page}.py").run()
         _ok(at)
         said = [m.value for m in at.markdown if m.value.startswith("**How sure is K?**")]
-        assert len(said) == 1 and f"K = {shown_k}." in said[0] and "nats" in said[0], said
+        assert len(said) == 1 and f"K = {shown_k} cluster" in said[0] and "nats" in said[0], said
         bars = _chart(at, f"{page}_k_evidence")["data"][0]
         assert shown_k in bars["x"] and 1 in bars["x"]
         assert bars["text"][list(bars["x"]).index(shown_k)] == "fit"

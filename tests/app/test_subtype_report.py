@@ -133,7 +133,7 @@ def test_the_report_parses_and_says_k_and_the_sizes(messy):
     shown = {int(r[0]): int(r[1]) for r in sizes[1:]}
     assert shown == {k: int((model.labels_ == k).sum()) for k in range(K)}
     assert "stability" in sizes[0] and "verdict" in sizes[0]
-    evidence = read.table_with(["K", "−ln p(X, z)", "nats above the fit"])
+    evidence = read.table_with(["clusters", "−ln p(X, z)", "nats above the fit"])  # K counted in clusters
     assert [r[3] for r in evidence[1:] if int(r[0]) == K] == ["the fit"]
     assert any(tag == "svg" for tag, _ in read.tags)  # K's evidence drawn inline
 
