@@ -219,10 +219,15 @@ def _listed(names: list) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
+#: NMIs (at the two decimals shown) this far apart or less are said to be equal within noise
+#: (a convention of the sentence, not a measured noise level)
+NMI_NOISE = 0.02
+
+
 def structure_verdict(summary: pd.DataFrame, blind, what: str) -> str | None:
     """One sentence saying whether the models that use the structure beat the best of the
     structure-blind ones ``blind`` (names of rows of ``summary``), by the summary's NMI
-    compared at the two decimals shown; ``what`` names the structure ("the order of the
+    compared at the two decimals shown, those at most :data:`NMI_NOISE` apart equal within noise; ``what`` names the structure ("the order of the
     rows", "the groups"). None when the summary has no NMI (the truth is unknown) or lacks
     a structure-blind or a structured row with one.
 
@@ -242,9 +247,10 @@ def structure_verdict(summary: pd.DataFrame, blind, what: str) -> str | None:
     def named(names):
         return _listed([f"{_phrase(a)} (NMI {nmi[a]:.2f})" for a in names])
 
-    better = [a for a in structured if nmi[a] > nmi[ref]]
-    worse = [a for a in structured if nmi[a] < nmi[ref]]
-    same = [a for a in structured if nmi[a] == nmi[ref]]
+    # NMIs this close are equal within noise (issue 43: "does better" on 1.00 against 0.99)
+    better = [a for a in structured if nmi[a] > nmi[ref] + NMI_NOISE + 1e-9]
+    worse = [a for a in structured if nmi[a] < nmi[ref] - NMI_NOISE - 1e-9]
+    same = [a for a in structured if a not in better and a not in worse]
     verb = "does" if len(better) == 1 else "do"
     if better and worse:
         return (f"Here {named(better)} {verb} better than {b}, which does better than {named(worse)}: "
@@ -256,7 +262,8 @@ def structure_verdict(summary: pd.DataFrame, blind, what: str) -> str | None:
         return (f"Here {b} does better than {named(worse)}: on these data, using {what} does not help {them}"
                 + (f" ({named(same)} does as well)." if same else "."))
     verb = "does" if len(same) == 1 else "do"
-    return f"Here {named(same)} {verb} as well as {b}: using {what} neither helps nor hurts."
+    return (f"Here {named(same)} {verb} as well as {b}, equal within noise (NMIs {NMI_NOISE:.2f} or less apart are "
+            f"not told apart): using {what} neither helps nor hurts.")
 
 
 @dataclass
