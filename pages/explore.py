@@ -147,9 +147,11 @@ with left:
         st.caption("N0 is the Dirichlet process's: the mixture of finite mixtures has none. MAP-DP runs with "
                    "`MAPDP(partition_prior=\"mfm\")` at the prior chosen from the data, and so does the Gibbs "
                    "sampler; SUGS and DP search keep the Dirichlet process at this N0.")
-    want_k = st.number_input("…or set N0 from an expected number of clusters", min_value=0.0, value=0.0, step=1.0,
-                             key="w_expected_K", help="0 leaves N0 as on the slider.", disabled=not dp)
-    if want_k > 0 and dp:
+    # empty until asked (issue 43: it read "0.00", a number of clusters no one expects)
+    want_k = st.number_input("…or set N0 from an expected number of clusters", min_value=1.0, value=None, step=1.0,
+                             format="%g", placeholder="e.g. 4", key="w_expected_K",
+                             help="Empty leaves N0 as on the slider.", disabled=not dp)
+    if want_k is not None and dp:
         try:
             implied = float(f"{n0_for_expected_clusters(want_k, d.n_rows):.3g}")  # the value shown is the value used
         except ValueError as exc:
