@@ -73,7 +73,7 @@ import pandas as pd
 
 from mapdp_core.engine.lloyd import standardized_view
 from mapdp_core.engine.model_data import ModelData, extend_partition
-from mapdp_core.engine.partition_prior import PartitionPrior
+from mapdp_core.engine.partition_prior import PartitionPrior, as_partition_prior
 from mapdp_core.core.encoding import encode_column
 from mapdp_core.core.estimator import run_many
 from mapdp_core.core.labels import relabel_by_first_appearance
@@ -723,14 +723,22 @@ def _choose(X: pd.DataFrame, likelihood: dict, *, search_prior: bool, search_N0:
             parsed_of[cand[:3]] = parsed_of[unit] if not search_prior else scaled_parsed(parsed_of[unit], *cand[1:3])
         return parsed_of[cand[:3]]
 
+    likelihoods: dict[tuple, tuple] = {}  # (partition, prior) -> (sizes, sum of ln p(X_k), constants)
+
     def joint(key: bytes, cand) -> float:
-        """-ln p(X, z | theta0, N0) of a pooled partition z under a candidate's prior and N0."""
+        """-ln p(X, z | theta0, N0) of a pooled partition z under a candidate's prior and N0: z
+        is loaded once per prior, as ln p(X | z) does not depend on N0 (summed as neg_log_joint)."""
         if (key, cand) not in joints:
-            if cand[:3] not in models:  # one set of statistics per prior, reloaded per partition
-                models[cand[:3]] = ModelData(parsed_for(cand))
-            model = models[cand[:3]]
-            K = model.start(pool[key])
-            joints[(key, cand)] = model.neg_log_joint(K, cand[3])
+            if (key, cand[:3]) not in likelihoods:
+                if cand[:3] not in models:  # one set of statistics per prior, reloaded per partition
+                    models[cand[:3]] = ModelData(parsed_for(cand))
+                model = models[cand[:3]]
+                K = model.start(pool[key])
+                likelihoods[(key, cand[:3])] = (model.cnt[:K].copy(), float(model.log_marginals(K).sum()),
+                                                model.pconst_total)
+            sizes, log_ml, constants = likelihoods[(key, cand[:3])]
+            log_crp = as_partition_prior(cand[3]).log_prob(sizes, len(pool[key]))
+            joints[(key, cand)] = -log_crp - log_ml + constants
         return joints[(key, cand)]
 
     elite: dict[bytes, None] = {}  # the partitions that were some candidate's best so far
