@@ -64,23 +64,33 @@ def _centre_picker(coords, sample, axis_names) -> None:
     """A chart of the rows on which a teacher picks K-means' starting centres (one per row picked)."""
     picked = [int(r) for r in common.setting("K-means:start_rows", [])]
     with st.expander("K-means' starting centres: pick rows on this chart", expanded=True):
-        st.caption("Click a point, shift-click to add more, or pick several with the box or the lasso in the chart's "
-                   "toolbar. Each row picked is one starting centre and K is their number. Put two centres in one "
-                   "group and none in another to watch K-means stop in a poor optimum.")
+        st.caption("Each click on a point adds it (shift or not); the box or the lasso in the chart's toolbar adds "
+                   f"every point inside (at most {controls.MAX_PICKED_CENTRES} centres in all). Each row picked is one "
+                   "starting centre and K is their number. Put two centres in one group and none in another to watch "
+                   "K-means stop in a poor optimum.")
         shown = figures.centre_picker_figure(coords[sample], sample, axis_names,
                                              coords[picked] if picked else coords[:0], picked)
         event = st.plotly_chart(shown, width="stretch", key="kmeans_centres", on_select="rerun",
                                 selection_mode=("points", "box", "lasso"), config=common.chart_config("kmeans_centres"))
         rows = common.selected_rows(event, sample)
-        if rows and rows != picked:
-            common.remember_setting("K-means:start_rows", rows)
-            st.rerun()
+        # a selection is read once: the same event comes back on every rerun until the next one
+        if rows and tuple(rows) != st.session_state.get("kmeans_centres_event"):
+            st.session_state["kmeans_centres_event"] = tuple(rows)
+            now, refused = controls.add_picks(picked, rows)
+            if refused:
+                st.session_state["kmeans_centres_refused"] = refused
+            elif now != picked:
+                common.remember_setting("K-means:start_rows", now)
+                st.rerun()
+        if "kmeans_centres_refused" in st.session_state:
+            st.warning(st.session_state.pop("kmeans_centres_refused"))
         if picked:
             st.caption(f"Starting centres: row{'s' if len(picked) > 1 else ''} "
                        f"{', '.join(f'{r + 1:,}' for r in picked)} (K = {len(picked)}; one run, since every restart "
                        "would start from the same centres).")
             if st.button("Clear the picked rows", key="kmeans_centres_clear"):
                 common.remember_setting("K-means:start_rows", [])
+                st.session_state.pop("kmeans_centres_event", None)
                 st.rerun()
         else:
             st.info("No rows picked yet: K-means starts from k-means++ meanwhile.")

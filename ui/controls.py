@@ -26,6 +26,26 @@ def nearest(options, value):
     return min(options, key=lambda o: abs(np.log(o) - np.log(value)))
 
 
+#: The most starting centres a teacher may pick for K-means on a chart (issue 43: a small box drag
+#: picked a band of 204 rows and K-means ran with K = 204 without a word)
+MAX_PICKED_CENTRES = 20
+
+
+def add_picks(picked, selected, cap: int = MAX_PICKED_CENTRES) -> tuple[list[int], str | None]:
+    """The rows picked as K-means' starting centres after a new selection on the chart: every
+    selection adds its rows to those already picked (a click adds one, as shift-click would: the
+    chart is drawn anew after each pick, which empties Plotly's own selection, so a shift-click
+    replaced the pick before, issue 43). A selection that would make more than ``cap`` centres is
+    not used: the rows stay as they were and the sentence says why (None when it was used)."""
+    picked = [int(r) for r in picked]
+    new = [int(r) for r in selected if int(r) not in set(picked)]
+    if len(picked) + len(new) > cap:
+        return picked, (f"That selection picked {len(selected):,} rows: K-means starts from at most {cap} centres "
+                        f"(one per row picked; {len(picked)} picked so far), so it was not used. Click points one by "
+                        "one, or drag a smaller box.")
+    return sorted(picked + new), None
+
+
 def control(algorithm: str, parameter: str, spec: Control, *, default=None, container=st, disabled: bool = False):
     """Show the widget for one parameter and return its value (remembered in the session).
 

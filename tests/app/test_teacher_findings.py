@@ -30,3 +30,42 @@ def test_the_expected_clusters_box_starts_empty_not_at_0_00():
     box.set_value(4.0).run()
     _ok(at)
     assert any(c.value.startswith("E[K] = 4 needs N0 = ") for c in at.caption)
+
+
+def _picking(monkeypatch, events: list):
+    """Explore with K-means starting from picked rows; each run of the page reads the next chart
+    selection from ``events`` (rows), as the chart's on_select event would bring it."""
+    import ui.common
+
+    state = {"rows": []}
+    monkeypatch.setattr(ui.common, "selected_rows", lambda event, shown: list(state["rows"]))
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state["data"] = sources.scenario_data("5.2", n=400, seed=0)
+    at.session_state["settings"] = {"algorithms": ["K-means"], "K-means:start": "picked"}
+    at.run()
+    _ok(at)
+    return at, state
+
+
+def test_each_click_adds_to_kmeans_picked_centres(monkeypatch):
+    """Shift-click replaced the pick (always K = 1): the chart is drawn anew after each pick, so
+    the next selection holds only the new point; it now adds to the rows picked."""
+    at, state = _picking(monkeypatch, [])
+    for row in (5, 9, 30):
+        state["rows"] = [row]
+        at.run()
+        _ok(at)
+    assert at.session_state["settings"]["K-means:start_rows"] == [5, 9, 30]
+    assert any("K = 3" in c.value for c in at.caption if c.value.startswith("Starting centres"))
+
+
+def test_a_box_that_picks_a_band_of_rows_is_refused_not_run_with_k_204(monkeypatch):
+    at, state = _picking(monkeypatch, [])
+    state["rows"] = [5, 9]
+    at.run()
+    state["rows"] = list(range(100, 304))  # a thin box across a dense band: 204 rows
+    at.run()
+    _ok(at)
+    assert at.session_state["settings"]["K-means:start_rows"] == [5, 9]
+    assert any("picked 204 rows" in w.value and "at most 20" in w.value for w in at.warning)
+    assert any("K = 2" in c.value for c in at.caption if c.value.startswith("Starting centres"))
