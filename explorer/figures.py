@@ -501,6 +501,22 @@ def bic_figure(curve: pd.DataFrame, chosen: int) -> go.Figure:
     return fig
 
 
+def log_axis(values) -> dict:
+    """A log axis over ``values`` with ticks at 1, 2 and 5 times the powers of ten, each labelled in
+    full ("0.2", "0.5", "1", "2", "5", "10"; issue 43: Plotly's own minor labels read "2 5 1 2 5 10");
+    every power of ten alone where that gives more than 12 ticks."""
+    v = np.asarray(pd.to_numeric(pd.Series(list(values)), errors="coerce"), dtype=float)
+    v = v[np.isfinite(v) & (v > 0)]
+    if not v.size:
+        return {"type": "log"}
+    lo, hi = np.floor(np.log10(v.min())), np.ceil(np.log10(v.max()))
+    ticks = [m * 10.0 ** e for e in range(int(lo), int(hi) + 1) for m in (1, 2, 5)]
+    ticks = [t for t in ticks if v.min() / 1.5 <= t <= v.max() * 1.5] or [10.0 ** lo]
+    if len(ticks) > 12:
+        ticks = [t for t in ticks if f"{t:.0e}".startswith("1")]
+    return {"type": "log", "tickvals": ticks, "ticktext": [plain_number(t) for t in ticks]}
+
+
 def n0_figure(table: pd.DataFrame, best: float | None = None, panel: str = "joint") -> go.Figure:
     """N0 grid (:func:`mapdp_core.n0_grid`) against N0, log scale: the exact -ln p(X, z | N0)
     (``panel="joint"``) or the number of clusters K (``panel="K"``); ``best`` marked. One panel
@@ -514,7 +530,7 @@ def n0_figure(table: pd.DataFrame, best: float | None = None, panel: str = "join
         fig.update_yaxes(**count_axis(table["K"]))
     if best is not None:
         fig.add_vline(x=best, line_dash="dash", line_color=PALETTE[5])
-    fig.update_xaxes(type="log", title_text="N0")
+    fig.update_xaxes(**log_axis(table["N0"]), title_text="N0")
     fig.update_layout(title={"text": "exact −ln p(X, z | N0), lower is better" if panel == "joint" else "clusters K",
                              "font": {"size": 14}}, height=320, margin={"l": 10, "r": 10, "t": 40, "b": 10})
     return fig
@@ -529,36 +545,64 @@ def search_figure(table: pd.DataFrame, against: str = "spread") -> go.Figure:
     above the other on a phone (issue 27: side by side, their titles overlapped at 390 px)."""
     if against not in ("spread", "N0"):
         raise ValueError(f"against={against!r}: the search's evidence is drawn against 'spread' or 'N0'.")
+    # one scale per axis: stages 1-3 judge every candidate on the same rows (a subsample of a large
+    # table); stage 4 checks the best structures again on more rows, a joint on another scale (issue 42:
+    # the chosen point was drawn at its stage-4 joint, 14 000, among candidates at 1 900), so it is left
+    # out here and the chosen candidate is ringed where the search judged it beside the others
+    searched = table[table["stage"] <= 3] if "stage" in table else table
     fig = go.Figure()
+    dashes, symbols = ["solid", "dash", "dot", "dashdot", "longdash", "longdashdot"], \
+        ["circle", "square", "diamond", "triangle-up", "x", "star"]
     if against == "spread":
-        spread = table[table["stage"] != 2]
+        spread = searched[searched["stage"] != 2]
         for i, (structure, g) in enumerate(spread.groupby("structure", sort=False)):
             g = g.drop_duplicates("spread", keep="last").sort_values("spread")
+            # each structure its own dash and marker: two lines on the same values stay both visible
             fig.add_trace(go.Scatter(x=g["spread"], y=g["evidence"], mode="lines+markers", name=str(structure),
-                                     marker={"color": PALETTE[i % len(PALETTE)]}, customdata=g[["K_best", "N0"]],
-                                     hovertemplate="spread × %{x}<br>evidence %{y:.1f}<br>K %{customdata[0]}"
-                                                   "<br>N0 %{customdata[1]}<extra></extra>"))
+                                     line={"dash": dashes[i % len(dashes)], "width": 2.5 if i == 0 else 1.8},
+                                     marker={"color": PALETTE[i % len(PALETTE)], "symbol": symbols[i % len(symbols)],
+                                             "size": 9 if i == 0 else 7},
+                                     customdata=g[["K_best", "N0"]],
+                                     hovertemplate=f"{_plain(structure)}<br>spread × %{{x}}<br>evidence %{{y:.1f}}"
+                                                   "<br>K %{customdata[0]}<br>N0 %{customdata[1]}<extra></extra>"))
     else:
-        n0 = table[table["stage"] == 2]
+        n0 = searched[searched["stage"] == 2]
         for i, (weight, g) in enumerate(n0.groupby("weight", sort=False)):
             g = g.sort_values("N0")
             fig.add_trace(go.Scatter(x=g["N0"], y=g["evidence"], mode="lines+markers", name=f"weight × {weight:g}",
-                                     line={"dash": "dot"}, marker={"color": PALETTE[(i + 3) % len(PALETTE)]},
+                                     line={"dash": dashes[(i + 2) % len(dashes)]},
+                                     marker={"color": PALETTE[(i + 3) % len(PALETTE)], "symbol": symbols[i % len(symbols)]},
                                      customdata=g[["K_best"]],
                                      hovertemplate="N0 %{x}<br>evidence %{y:.1f}<br>K %{customdata[0]}<extra></extra>"))
-    best = table[table["chosen"]]
-    if len(best):
-        b = best.iloc[-1]
-        fig.add_trace(go.Scatter(x=[b["spread" if against == "spread" else "N0"]], y=[b["evidence"]], mode="markers",
-                                 name="chosen", marker={"size": 16, "symbol": "circle-open", "line": {"width": 3},
-                                                        "color": "#7F7F7F"}))  # grey reads on light and dark
-    fig.update_xaxes(type="log", title_text="spread × the empirical-Bayes default" if against == "spread" else "N0")
+    best = _chosen_candidate(table, searched)
+    if best is not None:
+        fig.add_trace(go.Scatter(x=[best["spread" if against == "spread" else "N0"]], y=[best["evidence"]],
+                                 mode="markers", name="chosen",
+                                 marker={"size": 16, "symbol": "circle-open", "line": {"width": 3},
+                                         "color": "#7F7F7F"}))  # grey reads on light and dark
+    fig.update_xaxes(**log_axis([x for tr in fig.data for x in (tr.x if tr.x is not None else ())]),
+                     title_text="spread × the empirical-Bayes default" if against == "spread" else "N0")
     fig.update_yaxes(title_text="−ln p(X, z | θ0, N0)")
     fig.update_layout(title={"text": f"evidence against {'the prior spread' if against == 'spread' else 'N0'}",
                              "font": {"size": 14}},
                       height=360, margin={"l": 10, "r": 10, "t": 40, "b": 10},
                       legend={"orientation": "h", "y": -0.35, "yanchor": "top"})
     return fig
+
+
+def _chosen_candidate(table: pd.DataFrame, searched: pd.DataFrame):
+    """The chosen setting's row among the candidates judged on the same rows (stages 1-3): the
+    last with the final choice's settings, else the row marked chosen there; None if none."""
+    chosen = table[table["chosen"]]
+    if not len(chosen):
+        return None
+    c = chosen.iloc[-1]  # the final choice (a stage-4 check may have changed the structure)
+    keys = [k for k in ("structure", "spread", "weight", "N0") if k in searched]
+    same = searched[np.logical_and.reduce([searched[k] == c[k] for k in keys])] if keys else searched.iloc[:0]
+    if len(same):
+        return same.iloc[-1]
+    mine = searched[searched["chosen"]]
+    return mine.iloc[-1] if len(mine) else None
 
 
 def cv_figure(summary: pd.DataFrame) -> go.Figure:
@@ -574,7 +618,7 @@ def cv_figure(summary: pd.DataFrame) -> go.Figure:
                 err = {"type": "data", "array": g[c], "visible": True}
         fig.add_trace(go.Scatter(x=g["N0"], y=g[ycol], error_y=err, mode="lines+markers", name=f"scale {scale:g}",
                                  line={"color": PALETTE[i % len(PALETTE)]}))
-    fig.update_xaxes(type="log", title_text="N0")
+    fig.update_xaxes(**log_axis(summary["N0"]), title_text="N0")
     fig.update_layout(height=340, yaxis_title="held-out log-likelihood per row (higher is better)",
                       margin={"l": 10, "r": 10, "t": 10, "b": 10}, legend_title_text="prior spread")
     return fig

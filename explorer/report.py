@@ -18,7 +18,7 @@ from mapdp_core.engine.k_evidence import k_sentence
 
 from explorer.sources import AppData, analysed_table, zero_cells
 
-__all__ = ["HEATMAP_FEATURES", "zero_counts", "k_words", "matching_columns", "keep_uploaded_cells", "uploaded_cells", "assignments", "search_facts", "grid_versus_search",
+__all__ = ["HEATMAP_FEATURES", "zero_counts", "k_words", "cv_edge_words", "search_scale_words", "matching_columns", "keep_uploaded_cells", "uploaded_cells", "assignments", "search_facts", "grid_versus_search",
            "spread_of_default", "cv_in_chosen_spread", "cluster_heatmap", "profile_inputs", "top_features", "P_FLOOR", "format_p", "tests_for_display", "decoded_features", "row_ids",
            "imputed_rows", "expected_clusters_curve", "PLOS_KMEANS_NMI", "scenarios_by_kmeans"]
 
@@ -467,6 +467,19 @@ def grid_versus_search(best_N0: float, best_K: int, choice, facts: dict) -> str:
     return where + " Apply either value below or on Explore; the K evidence above says how sure K is."
 
 
+def search_scale_words(choice) -> str:
+    """Why the search's charts leave out its stage-4 check (a sentence; "" when there was none):
+    stage 4 compares the best structures again on more rows, a joint on another scale."""
+    t = choice.table
+    if "stage" not in t or not (t["stage"] == 4).any():
+        return ""
+    checked = int(getattr(choice, "rows_checked", 0) or 0)
+    rows = f"{checked:,} rows" if checked else "more rows"
+    return (f"The best structures were then compared again on {rows} (stage 4, in the table of every candidate): "
+            "their −ln p(X, z) sums over those rows, so it is on another scale and is not drawn beside the "
+            "candidates; the chosen setting is ringed where the search judged it among them.")
+
+
 def spread_of_default(knobs, choice) -> list:
     """Prior spreads given × the automatic choice (the app's one scale) as multiples of the
     empirical-Bayes default, what :func:`mapdp_core.cross_validate` and ``scaled_prior`` take."""
@@ -484,3 +497,37 @@ def cv_in_chosen_spread(cv, choice):
     summary = cv.summary.assign(scale=[back(v) for v in cv.summary["scale"]])
     folds = cv.folds.assign(scale=[back(v) for v in cv.folds["scale"]])
     return cv._replace(summary=summary, folds=folds, best_scale=back(cv.best_scale))
+
+
+def cv_edge_words(cv) -> str:
+    """What cross-validation's best setting (:func:`mapdp_core.cross_validate`, as shown) means when
+    it lies at the edge of the values tried, in words ("" otherwise): the held-out likelihood may
+    keep improving beyond it, and the settings within one standard error of the best are named
+    (issue 42: N0 = 30 chosen, the largest tried, with 4.48 within one standard error, unsaid)."""
+    s = cv.summary
+    if not len(s) or "mean_heldout_loglik" not in s:
+        return ""
+    said = []
+    for column, value, name in (("N0", cv.best_N0, "N0"), ("scale", cv.best_scale, "prior spread ×")):
+        tried = sorted({float(v) for v in s[column]})
+        if len(tried) < 2:
+            continue
+        if float(value) >= tried[-1] * (1 - 1e-9):
+            said.append(f"{name} {float(value):g} is the largest value tried: the held-out likelihood may keep rising "
+                        "beyond it, so try larger values before reading it as the best")
+        elif float(value) <= tried[0] * (1 + 1e-9):
+            said.append(f"{name} {float(value):g} is the smallest value tried: the held-out likelihood may keep rising "
+                        "below it, so try smaller values before reading it as the best")
+    if not said:
+        return ""
+    best = s.loc[s["mean_heldout_loglik"].idxmax()]
+    text = "Cross-validation picked the edge of the grid: " + "; ".join(said) + "."
+    if "se" in s and np.isfinite(float(best["se"])):
+        close = s[(s["mean_heldout_loglik"] >= float(best["mean_heldout_loglik"]) - float(best["se"]))
+                  & ~((s["N0"] == best["N0"]) & (s["scale"] == best["scale"]))]
+        if len(close):
+            close = close.sort_values("N0")
+            text += (" Within one standard error of the best (the usual one-standard-error rule would take the "
+                     "simplest of these): " + ", ".join(f"N0 = {float(r.N0):g} with spread × {float(r.scale):g}"
+                                                       for r in close.itertuples()) + ".")
+    return text

@@ -52,6 +52,8 @@ st.caption(f"The search tries N0 = {search['n0_text']} only (the range of the pa
            f"falling with N0 on many tables, towards more and smaller clusters), on {search['rows_text']}. Each "
            "candidate is fitted from two starts (one cluster and an over-segmented K-means start; a correlated "
            "block also from 2 and 3 K-means clusters) and judged by the best partition any candidate found.")
+if tables.search_scale_words(choice):
+    st.caption(tables.search_scale_words(choice))
 with st.expander("Every candidate"):
     st.dataframe(choice.table.round(3), hide_index=True, width="stretch")
 common.show_k_evidence("tune")
@@ -166,6 +168,8 @@ if st.button("Run cross-validation", key="run_cv") or common.setting("cv_shown",
                     config=common.chart_config("tune_cross_validation"))
     st.dataframe(cv.summary.round(4), hide_index=True, width="stretch")
     st.write(f"Best held-out likelihood: **N0 = {cv.best_N0:g}, prior spread × {cv.best_scale:g} chosen**.")
+    if tables.cv_edge_words(cv):
+        st.warning(tables.cv_edge_words(cv))  # numbers and words of the app's own: nothing the user typed
     if st.button("Apply both", key="apply_cv"):
         common.apply_setting("N0", float(cv.best_N0))
         common.apply_setting("spread", float(cv.best_scale))  # the one scale: × chosen, as Explore's slider
