@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: run test bench clean chromium
+.PHONY: run test bench clean chromium lab docs
 
 # The install uses uv (installed into the venv by pip) because it takes seconds where pip
 # takes about 40 s here; where uv cannot be had or fails, pip does the same install. The
@@ -21,6 +21,9 @@ $(STAMP): requirements.txt pyproject.toml
 	     $(BIN)/pip install -r requirements.txt && $(BIN)/pip install --no-deps -e . ; }
 	@echo "Compiling the clustering kernels once, on two cores (numba, about 25 s)..."
 	$(BIN)/python -W ignore -m mapdp_core._precompile
+	@# the notebooks' kernel: this environment, with the checkout on its path so that `explorer` imports
+	$(BIN)/python -m ipykernel install --sys-prefix --name mapdp-explorer \
+		--display-name "Python (MAP-DP Explorer)" --env PYTHONPATH "$(CURDIR)" > /dev/null
 	touch $(STAMP)
 
 run: $(STAMP)
@@ -37,6 +40,10 @@ chromium:
 
 test: $(STAMP) chromium
 	$(BIN)/python -m pytest -q
+
+# The example notebooks in JupyterLab (the animation plays inline: explorer.notebook.animate).
+lab: $(STAMP)
+	PYTHONPATH="$(CURDIR)" $(BIN)/jupyter lab --notebook-dir=notebooks
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_scale.py
