@@ -101,6 +101,32 @@ def _marker(ids: np.ndarray, size: float) -> dict:
             "cmin": -0.5 + 0.0, "cmax": len(PALETTE) + 0.5, "size": size, "opacity": 0.75}
 
 
+def view_range(values, tail: float = 0.005, pad: float = 0.08) -> list | None:
+    """An axis range over the bulk of ``values`` (the ``tail`` quantiles at each end, padded by
+    ``pad`` of the span) when a few far values would otherwise stretch the axis to more than
+    1.5 times it; None (Plotly's own range, every point) otherwise."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if v.size < 50:
+        return None
+    lo, hi = np.quantile(v, [tail, 1 - tail])
+    span = hi - lo
+    if not span > 0 or v.max() - v.min() <= 1.5 * (1 + 2 * pad) * span:
+        return None
+    return [float(lo - pad * span), float(hi + pad * span)]
+
+
+def outside_view(coords) -> int:
+    """How many rows of ``coords`` (N x 2) lie outside :func:`view_range` of either axis."""
+    coords = np.asarray(coords, dtype=float)
+    out = np.zeros(len(coords), dtype=bool)
+    for j in range(min(coords.shape[1], 2)):
+        view = view_range(coords[:, j])
+        if view is not None:
+            out |= (coords[:, j] < view[0]) | (coords[:, j] > view[1])
+    return int(out.sum())
+
+
 def _ellipse_xy(ellipses) -> tuple[np.ndarray, np.ndarray]:
     """All ellipses as one line trace: NaN between rings lifts the pen."""
     if not ellipses:
@@ -114,7 +140,8 @@ def _ellipse_xy(ellipses) -> tuple[np.ndarray, np.ndarray]:
 # panel can be given in pixels and turned into paper fractions: the controls then never land on
 # an axis title, whatever the width of the page.
 _TITLE_LINE_PX = 16      # one line of a panel title at font size 12
-_TITLE_PX = 3 * _TITLE_LINE_PX + 6   # name (settings) / sweep and K / NMI and ARI
+_MODEBAR_PX = 26         # the chart's toolbar (top right, on hover) sits above the titles, never on them (issue 43)
+_TITLE_PX = 3 * _TITLE_LINE_PX + 6 + _MODEBAR_PX  # toolbar / name (settings) / sweep and K / NMI and ARI
 _AXIS_PX = 44            # x tick labels and the x axis title under a panel
 _CONTROLS_PX = 84        # play/pause buttons and the sweep slider (its value, rail and tick labels)
 _BUTTONS_PX = 150        # width of "▶ Play" and "❚❚ Pause" side by side, with their padding
@@ -158,8 +185,8 @@ def _title(frames: Frames, a: int, f: int, settings: dict | None = None) -> str:
     extra = f" ({_html.escape(plain_numbers(settings[name]))})" if settings and settings.get(name) else ""
     groups = frames.groups[a] if a < len(frames.groups) else None
     merged = groups is not None and min(f, len(info) - 1) == len(info) - 1
-    k_text = (f"K = {int(row['K'])} cluster{'s' if int(row['K']) != 1 else ''} of {int(row['components'])} components"
-              if merged else f"K = {int(row['K'])}")
+    # short: at 1280 px "K = 3 clusters of 9 components" ran into the next panel's title (issue 43)
+    k_text = (f"K = {int(row['K'])} of {int(row['components'])} components" if merged else f"K = {int(row['K'])}")
     text = f"<b>{_html.escape(name)}</b>{extra}<br>{_step_word(name)} {step}{f' ({ended})' if ended else ''} · {k_text}"
     unvisited = int(row["unvisited"]) if "unvisited" in info else 0
     if unvisited:  # drawn grey (UNVISITED)
@@ -293,6 +320,12 @@ def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int 
     fig.update_annotations(font_size=12)
     fig.update_layout(height=total, margin={"l": 10, "r": 10, "t": _TITLE_PX, "b": _AXIS_PX + controls_px})
     _shared_axes(fig, axis_names, rows, cols, panels)
+    # a few far outliers (PLOS 5.3's pairs) squeezed the clusters into one blob: the view is the bulk
+    # of the points; the toolbar's autoscale shows every point (issue 43)
+    for axis, values in (("x", x), ("y", y)):
+        view = view_range(values)
+        if view is not None:
+            (fig.update_xaxes if axis == "x" else fig.update_yaxes)(range=view, row=1, col=1)
     if not controls:
         return go.Figure(data=fig.data, layout=fig.layout, _validate=False)
     # The frames are plain dicts of the same few keys, added without plotly's validation:
@@ -376,6 +409,12 @@ def animation_html(fig: go.Figure, title: str, caption: str) -> str:
     """A self-contained HTML page of ``fig`` (Plotly included, opens offline) with a title (the
     page's and a heading) and a one-line caption saying what it shows (issue 27: the exported file
     had neither). ``title`` and ``caption`` are plain text (escaped here)."""
+    # outside Streamlit no theme widens the margins: the tick labels' minus signs were cut off and the
+    # y title printed over the ticks (issue 43); axes now make room for their labels and titles
+    fig = go.Figure(fig)
+    fig.update_xaxes(automargin=True)
+    fig.update_yaxes(automargin=True)
+    fig.update_layout(margin={"l": max(int(fig.layout.margin.l or 0), 60)})
     body = fig.to_html(include_plotlyjs=True, full_html=False, auto_play=False)
     t, c = _html.escape(str(title)), _html.escape(str(caption))
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"

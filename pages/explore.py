@@ -509,6 +509,11 @@ with right:
     if len(sample) < d.n_rows:
         notes.append(f"Showing {len(sample):,} of {d.n_rows:,} rows, drawn at random so the page stays quick; "
                     "the algorithms use every row and the ellipses are computed from all of them.")
+    hidden = figures.outside_view(shown_coords)
+    if hidden:
+        notes.append(f"{hidden:,} far point{'s lie' if hidden > 1 else ' lies'} outside the view, so that a few outliers "
+                     "do not squeeze the clusters together; the chart's autoscale button (its toolbar, top right) "
+                     "shows every point.")
     if frames.thinned:
         notes.append(f"{' and '.join(frames.thinned)} ran more than {animation.MAX_FRAMES} steps (sweeps, iterations "
                      f"or blocks): the animation shows {animation.MAX_FRAMES} of them, evenly spaced (each panel's "

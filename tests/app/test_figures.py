@@ -275,7 +275,7 @@ def test_the_panel_and_the_frame_label_say_which_components_form_each_cluster(me
     fr = animation.animation_frames([run], coords, None, d.truth, models=[model])
     fig = figures.animation_figure(fr, coords, names)
     last = fig.frames[-1].layout.annotations[0].text
-    assert f"K = {model.n_clusters_} clusters of {model.n_components_} components" in last
+    assert f"K = {model.n_clusters_} of {model.n_components_} components" in last
     joined = [m for _, m in fr.groups[0] if len(m) > 1]
     assert "●" + "+".join(map(str, joined[0][:4])) in last.replace("</span>", "")
     assert "components" not in fig.frames[0].layout.annotations[0].text  # earlier frames: the components

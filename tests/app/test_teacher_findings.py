@@ -69,3 +69,51 @@ def test_a_box_that_picks_a_band_of_rows_is_refused_not_run_with_k_204(monkeypat
     assert at.session_state["settings"]["K-means:start_rows"] == [5, 9]
     assert any("picked 204 rows" in w.value and "at most 20" in w.value for w in at.warning)
     assert any("K = 2" in c.value for c in at.caption if c.value.startswith("Starting centres"))
+
+
+def test_outliers_no_longer_stretch_the_axes_on_5_3():
+    """On 5.3 the two outlier pairs stretched the axes so the three clusters were one blob."""
+    from explorer import animation, figures, runner
+
+    d = sources.scenario_data("5.3", n=1000, seed=0)
+    coords, names = sources.projection(d)
+    run = runner.run(d, "K-means", {"n_clusters": 3})
+    fig = figures.animation_figure(animation.animation_frames([run], coords, None, d.truth), coords, names,
+                                   controls=False)
+    x_view, y_view = fig.layout.xaxis.range, fig.layout.yaxis.range
+    assert x_view is not None and y_view is not None
+    bulk = (d.truth >= 0) & (d.truth < 3)  # the three clusters, not the outlier pairs
+    inside = ((coords[:, 0] >= x_view[0]) & (coords[:, 0] <= x_view[1])
+              & (coords[:, 1] >= y_view[0]) & (coords[:, 1] <= y_view[1]))
+    assert inside[bulk].mean() > 0.99
+    assert 0 < figures.outside_view(coords) <= 10
+    # data without far outliers keep Plotly's own range (every point)
+    plain = sources.scenario_data("5.2", n=1000, seed=0)
+    assert figures.view_range(sources.projection(plain)[0][:, 0]) is None
+
+
+def test_log_axes_label_every_tick_in_full():
+    """Tune's log axes read "2 5 1 2 5 10" (Plotly's minor labels, decades unsaid)."""
+    from explorer import figures
+    import pandas as pd
+
+    table = pd.DataFrame({"N0": [0.1, 0.3, 1.0, 3.0, 10.0], "neg_log_joint": [5, 4, 3, 4, 5], "K": [1, 2, 3, 4, 5]})
+    axis = figures.n0_figure(table).layout.xaxis
+    assert axis.type == "log" and list(axis.ticktext) == ["0.1", "0.2", "0.5", "1", "2", "5", "10"]
+
+
+def test_the_saved_animation_makes_room_for_minus_signs_and_the_y_title():
+    from explorer import animation, figures, runner
+
+    d = sources.scenario_data("5.2", n=300, seed=0)
+    coords, names = sources.projection(d)
+    frames = animation.animation_frames([runner.run(d, "K-means", {"n_clusters": 3})], coords, None, d.truth)
+    html = figures.animation_html(figures.animation_figure(frames, coords, names), "t", "c")
+    assert '"automargin":true' in html.replace(" ", "")
+    assert (coords[:, 1] < 0).any()  # there are minus signs to show
+
+
+def test_the_toolbar_has_room_above_the_panel_titles():
+    from explorer import figures
+
+    assert figures._TITLE_PX >= 3 * figures._TITLE_LINE_PX + figures._MODEBAR_PX
