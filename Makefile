@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: run test bench clean chromium lab docs
+.PHONY: run serve test bench clean chromium lab docs
 
 # The install uses uv (installed into the venv by pip) because it takes seconds where pip
 # takes about 40 s here; where uv cannot be had or fails, pip does the same install. The
@@ -28,6 +28,11 @@ $(STAMP): requirements.txt pyproject.toml
 
 run: $(STAMP)
 	$(BIN)/streamlit run app.py --browser.gatherUsageStats false
+
+# A class server (issue 43): headless, the operator's [server] settings from the config file
+# (mapdp_app.example.toml), numba's cache filled before the first visitor. See README, "Hosting a class".
+serve: $(STAMP)
+	$(BIN)/python scripts/serve.py
 
 # The browser test needs the system Chromium (Playwright cannot download its own here).
 chromium:
