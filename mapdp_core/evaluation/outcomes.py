@@ -180,26 +180,38 @@ def cox_hazard_ratios(time, event, groups, reference, max_iter: int = 50) -> pd.
     beta, cov = np.zeros(Z.shape[1]), np.full((Z.shape[1], Z.shape[1]), np.nan)
     if Z.shape[1] and np.any(e == 1) and np.any(e[gr == reference] == 1):
         event_times = np.unique(t[e == 1])
+
+        def partial(b, derivatives=True):
+            """Breslow's log partial likelihood at b, with its gradient and Hessian."""
+            eta = Z @ b
+            w = np.exp(eta - eta.max())  # the shift cancels in every ratio below
+            value, grad, hess = 0.0, np.zeros_like(b), np.zeros((len(b), len(b)))
+            for s_ in event_times:
+                risk = t >= s_
+                dead = (t == s_) & (e == 1)
+                W, d = w[risk].sum(), dead.sum()
+                value += eta[dead].sum() - d * (math.log(W) + eta.max())
+                if derivatives:
+                    mean = (Z[risk] * w[risk, None]).sum(axis=0) / W
+                    grad += Z[dead].sum(axis=0) - d * mean
+                    hess -= d * ((Z[risk].T * w[risk]) @ Z[risk] / W - np.outer(mean, mean))
+            return value, grad, hess
+
+        value, grad, hess = partial(beta)
         for _ in range(max_iter):
-            w = np.exp(Z @ beta)
-            grad, hess = np.zeros_like(beta), np.zeros((len(beta), len(beta)))
-            for s in event_times:
-                risk = t >= s
-                dead = (t == s) & (e == 1)
-                W = w[risk].sum()
-                mean = (Z[risk] * w[risk, None]).sum(axis=0) / W
-                second = (Z[risk].T * w[risk]) @ Z[risk] / W
-                d = dead.sum()
-                grad += Z[dead].sum(axis=0) - d * mean
-                hess -= d * (second - np.outer(mean, mean))
             try:
                 step = np.linalg.solve(hess, -grad)
             except np.linalg.LinAlgError:
                 break
-            beta = beta + step
+            # Newton's step, halved until the (concave) partial likelihood does not fall
+            scale = 1.0
+            while scale > 1e-8 and partial(beta + scale * step, False)[0] < value - 1e-12:
+                scale /= 2
+            beta = beta + scale * step
             if not np.all(np.isfinite(beta)) or np.max(np.abs(beta)) > _MONOTONE:
                 break  # no finite maximum: one group's events all come before (or after) the others'
-            if np.max(np.abs(step)) < 1e-10:
+            value, grad, hess = partial(beta)
+            if np.max(np.abs(scale * step)) < 1e-10:
                 cov = np.linalg.inv(-hess)
                 break
     rows = [{"group": reference, "hazard_ratio": 1.0, "hr_low": math.nan, "hr_high": math.nan}]

@@ -158,3 +158,30 @@ def test_rows_without_an_outcome_are_left_out_and_counted():
 def test_bad_outcomes_get_plain_messages(outcome, kind, event, words):
     with pytest.raises(ValueError, match=words):
         compare_outcome([0, 1, 1], outcome, kind, event=event)
+
+
+def test_cox_with_a_large_ratio_converges_as_lifelines_does():
+    """Plain Newton steps from 0 overshoot when a ratio is large (PBC's subtypes: about 17):
+    the halved steps reach lifelines' maximum."""
+    rng = np.random.default_rng(11)
+    g = np.repeat([0, 1, 2], [300, 20, 25])
+    t = rng.exponential(1 / np.array([0.05, 1.0, 0.4])[g])
+    c = rng.exponential(20.0, len(g))
+    time, event = np.minimum(t, c), (t <= c).astype(float)
+    ours = cox_hazard_ratios(time, event, g, reference=0).set_index("group")
+    frame = pd.DataFrame({"T": time, "E": event, "g1": (g == 1) * 1.0, "g2": (g == 2) * 1.0})
+    cph = lifelines.CoxPHFitter().fit(frame, "T", "E", fit_options={"step_size": 0.5})
+    assert ours.loc[1, "hazard_ratio"] > 10
+    for j, name in ((1, "g1"), (2, "g2")):
+        assert ours.loc[j, "hazard_ratio"] == pytest.approx(math.exp(cph.params_[name]), rel=1e-4)
+
+
+def test_the_shipped_outcomes_line_up_with_their_table():
+    from mapdp_core.data.datasets import OUTCOMES, load_dataset, load_outcomes
+
+    for name, roles in OUTCOMES.items():
+        X, _, _ = load_dataset(name)
+        out = load_outcomes(name)
+        assert len(out) == len(X)
+        assert out[roles["time"]].gt(0).all() and set(out[roles["event"]].unique()) <= {0, 1}
+    assert load_outcomes("iris") is None
