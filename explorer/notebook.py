@@ -64,7 +64,7 @@ _STEP_SCRIPT = """
 """.replace("%BACK%", _BACK).replace("%STEP%", _STEP)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Animation:
     """An animation of recorded runs, shown inline when it is the value of a notebook cell.
 
@@ -86,6 +86,10 @@ class Animation:
     runs: list
     rows: np.ndarray
     notes: list = field(default_factory=list)
+
+    def __repr__(self) -> str:  # the text a notebook shows where it cannot draw HTML
+        return (f"<Animation of {', '.join(self.frames.algorithms)}: {self.frames.n_frames} frames, "
+                f"{len(self.rows):,} rows drawn>")
 
     def summary(self) -> pd.DataFrame:
         """One row per algorithm: its steps, how it ended, K (and NMI, ARI with a truth)."""

@@ -155,3 +155,8 @@ def test_back_and_step_move_the_slider_in_a_browser(table_animation, tmp_path):
             assert "K = " in title
         finally:
             browser.close()
+
+
+def test_plain_text_is_one_short_line(table_animation):
+    text = repr(table_animation)
+    assert text.startswith("<Animation of MAP-DP, K-means, DP-means:") and "\n" not in text and len(text) < 120
