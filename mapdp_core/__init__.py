@@ -31,6 +31,7 @@ from mapdp_core.evaluation.metrics import clustering_scores, match_label_sequenc
 from mapdp_core.evaluation.model_selection import CrossValidation, N0Grid, cross_validate, n0_grid  # noqa: E402
 from mapdp_core.evaluation.profiles import Profiles, bh_adjust, cluster_profiles, feature_tests  # noqa: E402
 from mapdp_core.evaluation.stability import cluster_stability, stability_summary  # noqa: E402
+from mapdp_core.evaluation.outcomes import OutcomeComparison, compare_outcome  # noqa: E402
 
 # The module paths the README has always given (``mapdp_core.datasets``, ``.loading``,
 # ``.synthetic``, ``.explain``) name the same modules in their layers, so that
@@ -57,7 +58,7 @@ __all__ = [
     "clustering_scores", "match_labels", "match_label_sequence",
     "expected_clusters", "n0_for_expected_clusters", "map_n0", "MapN0", "n0_grid", "N0Grid",
     "scaled_prior", "cross_validate", "CrossValidation",
-    "cluster_profiles", "feature_tests", "bh_adjust", "Profiles", "cluster_stability", "stability_summary", "k_sentence", "outlier_sentence", "grouping_sentence",
+    "cluster_profiles", "feature_tests", "bh_adjust", "Profiles", "cluster_stability", "stability_summary", "compare_outcome", "OutcomeComparison", "k_sentence", "outlier_sentence", "grouping_sentence",
     "auto_likelihood", "choose_hyperparameters",
     "HardHDP", "HardHDPHMM", "HardHDPHMMDirect", "MAPIHMM",
     "MixedEffectsMAPDP", "DirichletProcess", "MixtureOfFiniteMixtures",
