@@ -663,15 +663,27 @@ def cv_figure(summary: pd.DataFrame) -> go.Figure:
     return fig
 
 
+#: The one colour convention of the clusters' heat maps, app and report alike: red above the
+#: overall mean, blue below, white at it (Plotly's reversed RdBu; the report's cells use the same).
+HEAT_COLOURS = "RdBu_r"
+
+
 def heatmap_figure(values: pd.DataFrame, text: pd.DataFrame | None = None, title: str = "") -> go.Figure:
-    """A features × clusters heatmap (for example standardised cluster means)."""
+    """A features × clusters heatmap (for example standardised cluster means): red above the
+    mean, blue below (:data:`HEAT_COLOURS`); a cell with no value is blank and written "–" (not
+    "null"); the clusters are whole-numbered categories on the x axis (no -0.5 ... 3.5 ticks)."""
+    z = values.to_numpy(dtype=float)
+    if text is not None:
+        words = np.asarray(text.to_numpy(), dtype=object)
+        words = np.where(np.isfinite(z), words, "–")
+        words = np.where(pd.isna(words) | (words == "nan"), "–", words)
     # the tick labels (and their hover text) are column names: plain text, never Plotly's HTML
-    fig = go.Figure(go.Heatmap(z=values.to_numpy(dtype=float), x=[_plain(c) for c in values.columns],
-                               y=[_plain(i) for i in values.index], colorscale="RdBu", zmid=0,
-                               text=None if text is None else text.to_numpy(), texttemplate="%{text}" if text is not None else None,
-                               colorbar={"title": _plain(title)}))
+    fig = go.Figure(go.Heatmap(z=np.where(np.isfinite(z), z, None), x=[_plain(c) for c in values.columns],
+                               y=[_plain(i) for i in values.index], colorscale=HEAT_COLOURS, zmid=0,
+                               text=None if text is None else words, texttemplate="%{text}" if text is not None else None,
+                               hoverongaps=False, colorbar={"title": _plain(title)}))
     fig.update_layout(height=max(300, 22 * len(values) + 80), margin={"l": 10, "r": 10, "t": 10, "b": 10},
-                      xaxis_title="cluster", yaxis={"autorange": "reversed"})
+                      xaxis={"title": "cluster", "type": "category"}, yaxis={"autorange": "reversed"})
     return fig
 
 

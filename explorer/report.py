@@ -18,7 +18,7 @@ from mapdp_core.engine.k_evidence import k_sentence
 
 from explorer.sources import AppData, analysed_table, zero_cells
 
-__all__ = ["HEATMAP_FEATURES", "zero_counts", "k_words", "cv_edge_words", "search_scale_words", "matching_columns", "keep_uploaded_cells", "uploaded_cells", "assignments", "search_facts", "grid_versus_search",
+__all__ = ["HEATMAP_FEATURES", "IMPUTED_WORDS", "zero_counts", "k_words", "cv_edge_words", "search_scale_words", "matching_columns", "keep_uploaded_cells", "uploaded_cells", "assignments", "search_facts", "grid_versus_search",
            "spread_of_default", "cv_in_chosen_spread", "cluster_heatmap", "profile_inputs", "top_features", "P_FLOOR", "format_p", "tests_for_display", "decoded_features", "row_ids",
            "imputed_rows", "expected_clusters_curve", "PLOS_KMEANS_NMI", "scenarios_by_kmeans"]
 
@@ -345,6 +345,17 @@ def row_ids(data: AppData) -> tuple[str, pd.Series]:
     if data.id_column is not None and data.id_column in data.table.columns:
         return str(data.id_column), data.table[data.id_column].reset_index(drop=True)
     return "row", pd.Series(np.arange(1, data.n_rows + 1))
+
+
+#: How the imputed values are made, in words the Subtypes page and the report share (issue 42: the
+#: text said "filled from the row's cluster" while values differed inside a cluster).
+IMPUTED_WORDS = ("For display only (the clustering itself leaves gaps out). Each missing entry is filled from the "
+                 "row's component of MAP-DP (a cluster may group several components): the component's predictive "
+                 "mean for measurements and its most probable value otherwise (PLOS Appendix F). The predictive mean "
+                 "draws a component with few observed values towards the whole table's mean (the prior), so rows of "
+                 "one cluster can get different values, and a value can lie outside those observed in its cluster. "
+                 "Filled values are rounded to one decimal more than the column's own values (at least three "
+                 "significant digits).")
 
 
 def imputed_rows(data: AppData, labels, filled: pd.DataFrame, was_missing: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:

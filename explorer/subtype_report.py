@@ -2,14 +2,15 @@
 
 :func:`subtype_report_html` takes what the Subtypes page already has (the data, the fitted
 MAP-DP, its settings and the tables computed from it) and writes one HTML document with no
-external resource: inline CSS, charts as inline SVG drawn here, no script but the settings
+external resource: inline CSS, charts as inline SVG (:mod:`explorer.report_figures`), no script but the settings
 JSON in a ``<script type="application/json">`` block (data, not code). It says
 
 * the data: rows, columns, what was done to each column and why (role, likelihood, the
   reader's notes such as thousands separators, percentages or zeros read as missing), gaps;
 * the settings and how they were chosen (automatically by the exact joint evidence, or by the user);
-* K and how sure it is (:meth:`mapdp_core.MAPDP.k_evidence`);
-* cluster sizes with their stability (the headline counts the fragile clusters and, when most
+* K, counted in clusters, and how sure it is (:meth:`mapdp_core.MAPDP.k_evidence` of the
+  clusters shown, its bars on a scale where the neighbouring K can be compared);
+* cluster sizes with their stability (a bar chart coloured by verdict) (the headline counts the fragile clusters and, when most
   are, names the partition the data support stably: :func:`~mapdp_core.evaluation.stability.stability_summary`),
   the profiles, the tests between clusters with the
   caveat that they test clusters found in the same data, the imputed cells marked;
@@ -43,7 +44,7 @@ from mapdp_core.evaluation.stability import RULE, StabilitySummary, stability_he
 from mapdp_core.families import FAMILIES
 from mapdp_core.selection.auto import CATEGORICAL_SCALES, is_block, shape_words
 
-from explorer import report, sharing
+from explorer import report, report_figures, sharing
 from explorer.sources import AppData
 
 __all__ = ["subtype_report_html", "failed_report_html", "report_settings", "stability_words", "REPORT_FILE_NAME",
@@ -287,64 +288,7 @@ def _columns_table(data: AppData, likelihood: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-# ----------------------------------------------------------------------------- SVG charts
-
-def _evidence_svg(table: pd.DataFrame) -> str:
-    """Bars of each K's best partition: nats above the fit (0 at the fit), labelled."""
-    ks = table["K"].astype(int).tolist()
-    deltas = table["delta"].astype(float).tolist()
-    width, height, left, bottom, top = 560, 230, 54, 34, 22
-    hi, lo = max(max(deltas), 1.0), min(min(deltas), 0.0)
-    span = hi - lo
-    plot_h = height - bottom - top
-    step = (width - left - 10) / max(len(ks), 1)
-
-    def y(v):
-        return top + (hi - v) / span * plot_h
-
-    parts = [f'<svg role="img" width="{width}" height="{height}" '
-             f'viewBox="0 0 {width} {height}" aria-label="nats above the fitted partition, by K">']
-    parts.append(f'<line x1="{left}" y1="{y(0):.1f}" x2="{width - 10}" y2="{y(0):.1f}" stroke="#333"/>')
-    for k, d, fitted, i in zip(ks, deltas, table["fitted"].tolist(), range(len(ks))):
-        x = left + i * step + step * 0.15
-        w = step * 0.7
-        y0, y1 = sorted((y(0), y(d)))
-        color = "#e45756" if fitted else ("#4c78a8" if d >= 0 else "#54a24b")
-        parts.append(f'<rect x="{x:.1f}" y="{y0:.1f}" width="{w:.1f}" height="{max(y1 - y0, 1.5):.1f}" '
-                     f'fill="{color}"/>')
-        label = "fit" if fitted else _number(d)
-        ty = y0 - 4  # above the bar, or above the axis for a bar below it (clear of the K labels)
-        parts.append(f'<text x="{x + w / 2:.1f}" y="{ty:.1f}" font-size="11" text-anchor="middle">{_e(label)}</text>')
-        parts.append(f'<text x="{x + w / 2:.1f}" y="{height - bottom + 16:.1f}" font-size="12" '
-                     f'text-anchor="middle">{k}</text>')
-    parts.append(f'<text x="{(left + width) / 2:.1f}" y="{height - 4}" font-size="12" text-anchor="middle">'
-                 'number of clusters K</text>')
-    parts.append(f'<text x="14" y="{top + plot_h / 2:.1f}" font-size="12" text-anchor="middle" '
-                 f'transform="rotate(-90 14 {top + plot_h / 2:.1f})">nats above the fit</text>')
-    parts.append("</svg>")
-    return "".join(parts)
-
-
-def _heat_color(v: float) -> str:
-    if not np.isfinite(v):
-        return "#ffffff"
-    t = max(-1.0, min(1.0, v / 2.0))  # +-2 sd saturates
-    if t >= 0:
-        r, g, b = 255, int(255 - 120 * t), int(255 - 160 * t)
-    else:
-        r, g, b = int(255 + 160 * t), int(255 + 100 * t), 255
-    return f"#{r:02x}{g:02x}{b:02x}"
-
-
-def _heatmap_table(heat: pd.DataFrame) -> str:
-    head = "<th>feature</th>" + "".join(f"<th>cluster {_e(c)}</th>" for c in heat.columns)
-    rows = []
-    for feature, values in heat.iterrows():
-        cells = "".join(f'<td class="num" style="background:{_heat_color(float(v))}">{_e(_number(v, 2))}</td>'
-                        for v in values)
-        rows.append(f"<tr><th>{_e(feature)}</th>{cells}</tr>")
-    return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
-
+# the SVG figures and the heat map's colours: explorer/report_figures.py
 
 # ----------------------------------------------------------------------------- the sections
 
@@ -446,7 +390,9 @@ def _k_section(model, k_table) -> str:
                  "−ln p(X, z). Its distance above the fit in nats gives the posterior odds exp(−nats) of that "
                  "partition against the fit: above 3 nats (1 : 20) much less probable, above 5 (1 : 150) far less "
                  "(Kass &amp; Raftery 1995). These are odds between partitions, not a probability of each K.</p>")
-    parts.append(_evidence_svg(k_table))
+    parts.append('<p class="small">The bars stand on a logarithmic axis (gridlines at 3, 10, 100, ... nats), so that '
+                 "a K thousands of nats away does not flatten the near ones; each is labelled with its value.</p>")
+    parts.append(report_figures.evidence_svg(k_table))
     shown = pd.DataFrame({"clusters": k_table["K"].astype(int), "−ln p(X, z)": k_table["neg_log_joint"].astype(float),
                           "nats above the fit": k_table["delta"].astype(float),
                           "in words": ["the fit" if f else (odds_words(d) if d >= 0 else "more probable than the fit")
@@ -499,6 +445,7 @@ def _sizes_section(profiles, stability, summary: StabilitySummary | None = None)
         body.append("<tr>" + "".join(cells) + "</tr>")
     parts.append(f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody>'
                  "</table></div>")
+    parts.append(report_figures.sizes_svg(sizes))
     if summary is not None and summary.most_fragile:
         parts.append("<h3>The partition the data support stably</h3>")
         parts.append(f'<div class="caveat">{_e(summary.sentence)}</div>')
@@ -552,10 +499,8 @@ def _imputed_section(data: AppData, labels, imputed, max_rows: int) -> str:
     filled, was_missing = imputed
     shown, marks = report.imputed_rows(data, labels, filled, was_missing)
     n = len(shown)
-    parts.append('<p class="small">For display only: the clustering itself leaves gaps out of each row\'s likelihood '
-                 "(they are marginalised, not filled). Each missing entry is filled from its row's cluster, the "
-                 "predictive mean for measurements and the most probable value otherwise (PLOS Appendix F). "
-                 "<b>Filled cells are shaded, in italics and marked [imputed]</b>; they were not observed."
+    parts.append('<p class="small">' + _e(report.IMPUTED_WORDS) + " Gaps are marginalised in the clustering, not "
+                 "filled. <b>Filled cells are shaded, in italics and marked [imputed]</b>; they were not observed."
                  + (f" The first {max_rows:,} of {n:,} rows with gaps are listed." if n > max_rows else
                     f" {n:,} row{'s' if n != 1 else ''} had gaps.") + "</p>")
     parts.append(_table(shown.head(max_rows), marks=marks.head(max_rows), mark_text=" [imputed]"))
@@ -750,7 +695,7 @@ def subtype_report_html(data: AppData, model, params: dict, *, choice=None, sett
         prof_html += ["<h3>How far each cluster lies from the overall mean</h3>",
                       '<p class="small">In overall standard deviations (observed values only; red above, blue below '
                       "the mean). Categorical columns with more than two levels are left out.</p>",
-                      _heatmap_table(heat)]
+                      report_figures.heatmap_table(heat, _number)]
 
     # 9. reproduce
     reproduce = report_settings(params, settings)

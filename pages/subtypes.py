@@ -72,6 +72,8 @@ heat = report.cluster_heatmap(d, labels)
 if len(heat):
     st.plotly_chart(figures.heatmap_figure(heat.round(2), heat.round(1).astype(str), "sd from overall mean"),
                     width="stretch", key="sub_heatmap", config=common.chart_config("cluster_heatmap"))
+    st.caption("Red: the cluster's mean lies above the overall mean; blue: below; white: at it (in overall standard "
+               "deviations, observed values only; the report uses the same colours).")
     if len(d.features) > report.HEATMAP_FEATURES:
         st.caption(f"At most {report.HEATMAP_FEATURES} features (of {len(d.features):,}): those whose cluster means lie "
                    "farthest from the overall mean, farthest first; the profile table above has every one.")
@@ -121,9 +123,7 @@ elif model.n_clusters_ < 2:
 imputed = None
 if d.has_gaps:
     st.subheader("Imputed values")
-    st.caption("For display only (the clustering itself leaves gaps out): each missing entry is filled from its "
-               "row's cluster, the predictive mean for measurements and the most probable value otherwise "
-               "(PLOS Appendix F).")
+    st.caption(report.IMPUTED_WORDS)
     filled, was_missing = imputed = model.impute()
     shown, was_filled = report.imputed_rows(d, labels, filled, was_missing)
     id_name = shown.columns[0]
