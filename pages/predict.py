@@ -66,8 +66,15 @@ if unseen:
     out.insert(3, "note" if "note" not in out.columns else "prediction note", unseen_notes(unseen, len(out)))
     st.warning(f"{len({c['row'] for c in unseen})} row(s) hold a category never seen in training; each such value "
                "was left out (scored as missing), as the 'note' column says.")
-st.dataframe(out, hide_index=True, width="stretch", key="predict_result")
+# "new cluster" drawn in full: the grid sized the column to "cluster 0" and cut it to "new cluste"
+st.dataframe(out, hide_index=True, width="stretch", key="predict_result",
+             column_config={"assigned": st.column_config.TextColumn("assigned", width="medium")})
+if d.zeros_missing:
+    st.caption("A 0 in " + ", ".join(common.escape_markdown(c, 80) for c in d.zeros_missing)
+               + " is read as 'not measured' (a missing value), as it was when the clusters were found.")
 with st.expander("Probability of every cluster"):
-    st.dataframe(pd.DataFrame(proba, columns=names).round(4), hide_index=True, width="stretch")
+    st.dataframe(pd.DataFrame(proba, columns=names).round(4), hide_index=True, width="stretch",
+                 key="predict_proba", column_config={n: st.column_config.NumberColumn(n, width="medium")
+                                                     for n in names})
 st.download_button("Download the predictions (CSV)", csv_bytes(out), "predictions.csv",
                    "text/csv", key="predict_download")
