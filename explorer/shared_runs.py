@@ -18,11 +18,14 @@ Without Streamlit, so it can be tested and used from a notebook.
 """
 from __future__ import annotations
 
+import os
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from contextlib import contextmanager
 
-__all__ = ["SharedResults", "SERVER", "mark_public", "is_public", "recipe_of", "MAX_ENTRIES"]
+__all__ = ["SharedResults", "SERVER", "mark_public", "is_public", "recipe_of", "MAX_ENTRIES", "RunSlots", "RUN_SLOTS"]
 
 #: How many results a server keeps (least recently used dropped first). A run of the default demo
 #: (4 000 rows, 3 restarts) holds a few MB of labels; 96 of them stay well under a GB.
@@ -128,3 +131,82 @@ def recipe_of(key: str) -> str | None:
     """The recipe of a public data set (None: not public, or made without one)."""
     with _PUBLIC_LOCK:
         return _PUBLIC.get(str(key))
+
+
+class RunSlots:
+    """A bounded pool of places for runs on this server, first come first served (issue 43, item 2):
+    at most ``slots`` runs compute at once (each in its own session's thread; the kernels release
+    the GIL), the others wait in order, told how many runs are ahead and about how long the wait is
+    (from the runs' own estimates). One session runs one script at a time, so it holds at most one
+    place: a heavy run takes one place, never the whole server."""
+
+    def __init__(self, slots: int):
+        self.slots = max(1, int(slots))
+        self._cond = threading.Condition()
+        self._queue: list = []      # tickets waiting, in order
+        self._expected: dict = {}   # ticket -> its run's expected seconds, while it waits
+        self._running: dict = {}    # ticket -> (started, expected seconds)
+
+    def busy(self) -> int:
+        with self._cond:
+            return len(self._running)
+
+    def waiting(self) -> int:
+        with self._cond:
+            return len(self._queue)
+
+    def _wait_estimate(self, ticket) -> float:
+        """Seconds until ``ticket`` may start, about: the work left of the runs holding places and of
+        those ahead in the queue, shared among the places (unknown estimates count as 0)."""
+        now = time.perf_counter()
+        left = sum(max(expected - (now - started), 0.0) for started, expected in self._running.values())
+        ahead = self._queue[:self._queue.index(ticket)]
+        left += sum(self._expected.get(t, 0.0) for t in ahead)
+        return left / self.slots
+
+    @contextmanager
+    def place(self, expected: float | None = None, wait: Callable | None = None, every: float = 0.5):
+        """Hold a place while the block runs. While none is free, ``wait(ahead, seconds)`` is called
+        about every ``every`` seconds (a page says the server is busy; a Streamlit call there lets a
+        click or a closed tab interrupt the wait, which gives the place in the queue up)."""
+        ticket = object()
+        with self._cond:
+            self._queue.append(ticket)
+            self._expected[ticket] = float(expected or 0.0)
+        try:
+            while True:
+                with self._cond:
+                    if len(self._running) < self.slots and self._queue[0] is ticket:
+                        self._queue.pop(0)
+                        self._running[ticket] = (time.perf_counter(), self._expected.pop(ticket))
+                        break
+                    ahead, seconds = self._queue.index(ticket), self._wait_estimate(ticket)
+                if wait is not None:
+                    wait(ahead, seconds)
+                with self._cond:
+                    self._cond.wait(every)
+        except BaseException:
+            with self._cond:
+                if ticket in self._queue:
+                    self._queue.remove(ticket)
+                self._expected.pop(ticket, None)
+                self._cond.notify_all()
+            raise
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._running.pop(ticket, None)
+                self._cond.notify_all()
+
+
+def _slots_from_environment() -> int:
+    try:
+        return max(1, int(os.environ.get("MAPDP_RUN_SLOTS", "") or (os.cpu_count() or 2)))
+    except ValueError:
+        return max(1, os.cpu_count() or 2)
+
+
+#: The server's places for runs: ``MAPDP_RUN_SLOTS`` (``scripts/serve.py`` sets it from the config's
+#: ``[server] run_slots``), else one per core.
+RUN_SLOTS = RunSlots(_slots_from_environment())

@@ -476,7 +476,7 @@ with right:
                         note = "" if reached else f" (K = {target} could not be reached exactly; closest kept)"
                         notes.append(f"DP-means λ = {lam:.3g}, chosen to give MAP-DP's K = {target} (its components){note}.")
                         chosen_params[name] = {**chosen_params[name], "lam": lam}
-                    done[name] = common.run(name, params)
+                    done[name] = common.run(name, params, expected=expected.get(name))
                 if place is not None:
                     place.empty()
                 if name == "DP-means" and match_k:

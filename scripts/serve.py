@@ -4,8 +4,10 @@ build and start steps call this same script).
 1. Reads the operator's settings from the app's config file (``$MAPDP_APP_CONFIG``, else
    ``mapdp_app.toml`` in the repository root; ``mapdp_app.example.toml`` shows every key), section
    ``[server]``: ``port``, ``address``, ``base_path`` (the path behind a reverse proxy, e.g.
-   ``"mapdp"`` for ``https://host/mapdp/``), ``max_upload_mb`` (an upload's size limit) and
-   ``numba_threads`` (threads the kernels' parallel parts may use, per run). It also checks the
+   ``"mapdp"`` for ``https://host/mapdp/``), ``max_upload_mb`` (an upload's size limit),
+   ``numba_threads`` (threads the kernels' parallel parts may use, per run) and ``run_slots`` (how
+   many runs compute at once, the others waiting in line: :data:`explorer.shared_runs.RUN_SLOTS`;
+   0, one per core). It also checks the
    ``[large_tables]`` section (its folders and Dask ``workers``), which the app itself reads, so a
    mistake stops the server here with a sentence instead of turning the source off for visitors.
 2. Fills numba's disk cache (``python -m mapdp_core._precompile``), so the first visitor loads
@@ -29,7 +31,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG_ENV = "MAPDP_APP_CONFIG"
-DEFAULTS = {"port": 8501, "address": "0.0.0.0", "base_path": "", "max_upload_mb": 200, "numba_threads": 0}
+DEFAULTS = {"port": 8501, "address": "0.0.0.0", "base_path": "", "max_upload_mb": 200, "numba_threads": 0,
+            "run_slots": 0}
 
 
 class ConfigProblem(ValueError):
@@ -59,8 +62,8 @@ def server_settings(path: Path | None = None) -> dict:
         raise ConfigProblem(f"The config file ({path}), section [server]: unknown key(s) {unknown}; the keys are "
                             f"{sorted(DEFAULTS)}.")
     for key, value in section.items():
-        if key in ("port", "max_upload_mb", "numba_threads"):
-            least = {"port": 1, "max_upload_mb": 1, "numba_threads": 0}[key]
+        if key in ("port", "max_upload_mb", "numba_threads", "run_slots"):
+            least = {"port": 1, "max_upload_mb": 1, "numba_threads": 0, "run_slots": 0}[key]
             if isinstance(value, bool) or not isinstance(value, int) or value < least or (key == "port" and value > 65535):
                 raise ConfigProblem(f"The config file ({path}), section [server], key '{key}': write a whole number "
                                     f"of at least {least}{' and at most 65535' if key == 'port' else ''}, not {value!r}.")
@@ -88,6 +91,7 @@ def default_python() -> str:
 
 def streamlit_command(python: str, settings: dict) -> list[str]:
     command = [python, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
+               "--server.fileWatcherType", "none",  # a class server's code does not change under it
                "--browser.gatherUsageStats", "false", "--server.port", str(settings["port"]),
                "--server.address", str(settings["address"]), "--server.maxUploadSize", str(settings["max_upload_mb"])]
     if settings["base_path"]:
@@ -99,6 +103,8 @@ def environment(settings: dict) -> dict:
     env = dict(os.environ)
     if settings["numba_threads"]:
         env["NUMBA_NUM_THREADS"] = str(settings["numba_threads"])
+    if settings["run_slots"]:
+        env["MAPDP_RUN_SLOTS"] = str(settings["run_slots"])  # explorer.shared_runs.RUN_SLOTS
     return env
 
 

@@ -430,10 +430,23 @@ def chart_config(filename: str) -> dict:
 
 
 def _wait_for_other_session(event) -> None:
-    with st.spinner("Another session on this server is computing the same run on the same public data; "
-                    "it is shared, so this page waits for it instead of computing it again..."):
-        while not event.wait(0.25):
-            pass
+    note = st.empty()
+    try:
+        while not event.is_set():
+            # written again at every wait: a Streamlit call lets a click or a closed tab interrupt the wait
+            note.caption("Another student's session is computing this same run on the same data; it is shared, "
+                         "so this page waits for it instead of computing it again...")
+            event.wait(0.5)
+    finally:
+        note.empty()
+
+
+def _busy_sentence(ahead: int, seconds: float) -> str:
+    """What a page says while its run waits for a place (:data:`explorer.shared_runs.RUN_SLOTS`)."""
+    queue = "it is next in line" if ahead == 0 else f"{ahead} run{'s are' if ahead > 1 else ' is'} ahead of it"
+    wait = f", about {seconds:.0f} s" if seconds >= 1 else ""
+    return (f"The server is busy with other students' runs: yours starts when one of its "
+            f"{shared_runs.RUN_SLOTS.slots} places is free ({queue}{wait}). Stop gives up the place in line.")
 
 
 def _shareable(value) -> bool:
@@ -473,7 +486,7 @@ def numeric(d: sources.AppData):
     return _remember((d.key, "numeric"), lambda: sources.numeric_matrix(d))
 
 
-def run(kind: str, params: dict, progress_text: str | None = None):
+def run(kind: str, params: dict, progress_text: str | None = None, expected: float | None = None):
     """A recorded run (:func:`explorer.runner.run`) of the registered algorithm ``kind`` with the
     app's ``params`` (its settings plus ``restarts``, ``seed`` and ``time_budget``), from the session
     cache or computed behind a progress bar over restarts and steps."""
@@ -498,10 +511,16 @@ def run(kind: str, params: dict, progress_text: str | None = None):
 
         reads_numbers = registry.algorithm(kind).input == "numeric"
         choice = auto_choice() if settings.get("start") == "search" else None  # the search's partition
+        note = st.empty()
         try:
-            return runner.run(d, kind, settings, on_restart=restart_done, should_stop=after_step,
-                              X=numeric(d) if reads_numbers else None, choice=choice, **options)
+            # at most RUN_SLOTS runs compute at once on the server, first come first served (issue 43)
+            with shared_runs.RUN_SLOTS.place(expected, wait=lambda ahead, seconds: note.info(
+                    _busy_sentence(ahead, seconds), icon=":material/hourglass_top:")):
+                note.empty()
+                return runner.run(d, kind, settings, on_restart=restart_done, should_stop=after_step,
+                                  X=numeric(d) if reads_numbers else None, choice=choice, **options)
         finally:
+            note.empty()
             bar.empty()
 
     return cached(kind, params, compute)

@@ -100,3 +100,97 @@ def test_one_sessions_upload_never_reaches_the_shared_cache_or_another_session(m
     assert len(calls) > done
     assert all(k[0] != mine.key for k in shared_runs.SERVER.keys())
     del first
+
+
+# ------------------------------------------------------------------ item 2: a bounded place for each run
+
+def test_at_most_slots_runs_compute_at_once_and_each_gets_its_turn():
+    slots = shared_runs.RunSlots(2)
+    lock, now, most, done = threading.Lock(), [0], [0], []
+
+    def one(i):
+        with slots.place(expected=0.1):
+            with lock:
+                now[0] += 1
+                most[0] = max(most[0], now[0])
+            threading.Event().wait(0.05)
+            with lock:
+                now[0] -= 1
+        done.append(i)
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(20)
+    assert sorted(done) == list(range(6)) and most[0] == 2 and slots.busy() == 0 and slots.waiting() == 0
+
+
+def test_the_line_is_first_come_first_served_and_says_whats_ahead():
+    slots = shared_runs.RunSlots(1)
+    order, said = [], {}
+
+    def waiter(name):
+        with slots.place(wait=lambda ahead, seconds: said.setdefault(name, (ahead, seconds))):
+            order.append(name)
+
+    with slots.place(expected=30.0):
+        first = threading.Thread(target=waiter, args=("first",))
+        first.start()
+        while slots.waiting() < 1:
+            threading.Event().wait(0.01)
+        second = threading.Thread(target=waiter, args=("second",))
+        second.start()
+        while slots.waiting() < 2 or "second" not in said:
+            threading.Event().wait(0.01)
+    first.join(10)
+    second.join(10)
+    assert order == ["first", "second"]
+    assert said["first"][0] == 0 and 25 < said["first"][1] <= 30  # the run holding the place: about 30 s left
+    assert said["second"][0] == 1
+
+
+def test_an_interrupted_wait_gives_its_place_in_line_up():
+    slots = shared_runs.RunSlots(1)
+
+    def leave(ahead, seconds):
+        raise KeyboardInterrupt  # as Streamlit's stop (a click on Stop, a closed tab) at the page's call
+
+    with slots.place():
+        with pytest.raises(KeyboardInterrupt):
+            with slots.place(wait=leave):
+                pass
+        assert slots.waiting() == 0
+    with slots.place():
+        assert slots.busy() == 1
+
+
+def test_a_run_waiting_for_a_place_says_the_server_is_busy(monkeypatch):
+    """The page says so while its run waits, then runs it (a place held by another 'student')."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+    from streamlit.testing.v1.element_tree import parse_tree_from_messages
+
+    slots = shared_runs.RunSlots(1)
+    monkeypatch.setattr(shared_runs, "RUN_SLOTS", slots)
+    seen, release = [], threading.Event()
+
+    def hold():
+        with slots.place(expected=5.0):
+            release.wait(30)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    original = slots._cond.wait
+
+    def watching(timeout=None):
+        script_runner = get_script_run_ctx()
+        if script_runner is not None:  # the page's thread, waiting in line: what has it said so far?
+            tree = parse_tree_from_messages(list(script_runner._enqueue.__self__.forward_msgs()))
+            seen.extend(i.value for i in tree.info)
+            release.set()
+        return original(timeout)
+
+    monkeypatch.setattr(slots._cond, "wait", watching)
+    _explore(sources.table_data(pd.DataFrame({"a": np.arange(60.0) % 7, "b": np.arange(60.0) % 5}), name="t"))
+    holder.join(10)
+    assert any("The server is busy" in s and "next in line" in s for s in seen), seen
