@@ -50,6 +50,10 @@ test: $(STAMP) chromium
 lab: $(STAMP)
 	PYTHONPATH="$(CURDIR)" $(BIN)/jupyter lab --notebook-dir=notebooks
 
+# The documentation site (MkDocs): the notebooks run, then built into build/docs-site; any warning fails it.
+docs: $(STAMP)
+	$(BIN)/python scripts/build_docs.py --execute
+
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_scale.py
 
