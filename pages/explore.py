@@ -570,3 +570,7 @@ with right:
                         frames.colours[frames.algorithms.index("MAP-DP")][-1])
     st.plotly_chart(figures.trace_figure(frames), width="stretch", key="traces",
                     config=common.chart_config("mapdp_traces"))
+    if "MAP-DP" in frames.algorithms:  # why MAP-DP's E can rise (issue 42): said where the curve is
+        note = animation.objective_note(frames.history[frames.algorithms.index("MAP-DP")])
+        if note:
+            st.caption(note)
