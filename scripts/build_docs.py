@@ -210,8 +210,11 @@ def stage_gallery(target: Path, execute: bool) -> list[tuple[str, str]]:
             os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
             try:
                 started = time.perf_counter()
+                # the kernel's own console (ipykernel's notes on its transport) is not the build's:
+                # a cell's error still stops the build, from the kernel's messages
                 nbclient.NotebookClient(book, timeout=600, kernel_name="python3",
-                                        resources={"metadata": {"path": str(target)}}).execute()
+                                        resources={"metadata": {"path": str(target)}}).execute(
+                    stderr=subprocess.DEVNULL)
                 print(f"  executed {path.name} in {time.perf_counter() - started:.0f} s")
             finally:
                 os.environ.clear()
