@@ -169,3 +169,10 @@ except ValueError as exc:
 st.plotly_chart(figures.bic_figure(bic.curve, bic.n_clusters), width="stretch", key="bic_plot",
                 config=common.chart_config("kmeans_bic"))
 st.write(f"BIC chooses **K = {bic.n_clusters}**.")
+st.caption("How to read it: BIC scores each K-means partition as round clusters sharing one spread, on the columns as "
+           "K-means sees them (each standardised to mean 0 and sd 1, categories one-hot), by its log-likelihood less "
+           "half the parameters times ln N (Pelleg & Moore 2000; higher is better). On round, well-separated "
+           "clusters of one spread it peaks at their number. Where the clusters are not round after standardising, "
+           "differ in spread or in size (PLOS 5.1, 5.2), it can be highest at K = 1 or keep rising with K, and it is "
+           "jagged where K-means' restarts stop at different partitions: K-means' own assumptions failing, the case "
+           "MAP-DP is for.")
