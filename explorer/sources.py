@@ -19,7 +19,7 @@ from mapdp_core.selection.auto import WideProjection, project_wide
 from mapdp_core.data.synthetic import (PLOS_SCENARIOS, clinical_simulator, crp_normal_wishart, plos_scenario,
                                        plos_scenario_parameters)
 
-__all__ = ["AppData", "analysed_table", "zero_cells", "scenario_data", "builtin_data", "structured_data", "crp_data", "clinical_data", "table_data",
+__all__ = ["AppData", "analysed_table", "zero_cells", "zero_choices", "with_zeros_missing", "scenario_data", "builtin_data", "structured_data", "crp_data", "clinical_data", "table_data",
            "with_likelihood", "input_columns", "encode_new_rows", "numeric_matrix", "projection", "display_sample", "DISPLAY_MAX"]
 
 #: Most points drawn in a scatter; above this a random sample is shown (and the app says so).
@@ -301,6 +301,55 @@ def with_likelihood(data: AppData, families: dict) -> AppData:
                 ordered[key] = fam
     parse(data.X, ordered)  # the engine's own checks, with its messages
     return replace(data, likelihood=ordered, key="")
+
+
+def zero_choices(data: AppData) -> dict:
+    """``{column: its number of zeros}``: the feature columns whose zeros a user may mark "not
+    measured" once the data are loaded (a built-in or simulated table): number columns clustered
+    as they are (no category codes, shift or standardisation; not a wide table's summarised
+    columns), with at least one zero in the table or marked already."""
+    if data.wide is not None:
+        return {}
+    out = {}
+    for c in data.features:
+        if c not in data.table.columns or data.encodings.get(c) or data.family_of(c) == "categorical":
+            continue
+        values = pd.to_numeric(data.table[c], errors="coerce")
+        if values.notna().sum() < data.table[c].notna().sum():  # text in it: not a number column
+            continue
+        n = int((values == 0).sum())
+        if n or c in data.zeros_missing:
+            out[c] = n
+    return out
+
+
+def with_zeros_missing(data: AppData, columns) -> AppData:
+    """``data`` with the zeros of ``columns`` read as "not measured" (missing), and those of any
+    column marked before and not named now read as values again; only columns of
+    :func:`zero_choices`. Every row is kept, in order; the model's checks run on the result.
+
+    Raises ValueError (in words) for a column that cannot be chosen, or one left with no value."""
+    allowed = zero_choices(data)
+    columns = list(dict.fromkeys(columns))
+    bad = [c for c in columns if c not in allowed]
+    if bad:
+        raise ValueError(f"the zeros of {', '.join(map(str, bad))} cannot be marked here: choose among number "
+                         "columns that are clustered as they are.")
+    X = data.X.copy()
+    for c in set(columns) | set(data.zeros_missing):
+        if c not in allowed:
+            continue
+        values = pd.to_numeric(data.table[c], errors="coerce").to_numpy(dtype=float)
+        values[~np.isfinite(values)] = np.nan
+        if c in columns:
+            values = np.where(values == 0, np.nan, values)
+            if np.isnan(values).all():
+                raise ValueError(f"column '{c}' would have no value left with its zeros missing.")
+        X[c] = values
+    parse(X, data.likelihood)  # the engine's own checks, with its messages
+    notes = tuple(n for n in data.notes if "treated as missing (0 marked" not in n) + tuple(
+        f"column '{c}': {allowed[c]} zero(s) treated as missing (0 marked as 'not measured')." for c in columns)
+    return replace(data, X=X, zeros_missing=tuple(columns), notes=notes, key="")
 
 
 def input_columns(data: AppData) -> list:

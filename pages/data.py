@@ -337,6 +337,23 @@ how = {"Built-in": "built-in data set", "Simulated": "simulated", "Upload a tabl
 st.caption(f"Source: {how.get(made.get('w_data_source'), 'loaded elsewhere')}. {common.escape_markdown(d.description, 1000)}")
 for note in d.notes:
     st.warning(common.escape_markdown(note, 2000))
+choices = sources.zero_choices(d) if made.get("w_data_source") != "Upload a table" else {}
+if choices:  # an uploaded table chooses these before "Use this table", above
+    with st.expander("Zeros that mean 'not measured'" + (f" ({len(d.zeros_missing)} column(s) marked)"
+                                                         if d.zeros_missing else "")):
+        zeros_key = f"w_zeros_{d.name}"
+        common.init_widget(zeros_key, list(d.zeros_missing))
+        picked = st.multiselect("Columns whose zeros become gaps", list(choices), key=zeros_key,
+                                format_func=lambda c: f"{c}: {choices[c]:,} zero(s)",
+                                help="A blood pressure, glucose or BMI of 0 is not a measurement. A chosen column's "
+                                     "zeros become gaps everywhere: in the clustering, the profiles, the tests, the "
+                                     "imputed values, the missing-value counts, the downloads and the report.")
+        if sorted(picked) != sorted(d.zeros_missing) and st.button("Apply", key="apply_zeros", type="primary"):
+            try:
+                common.set_data(sources.with_zeros_missing(d, picked))
+                st.rerun()
+            except ValueError as exc:
+                common.plain_error(exc, "These zeros cannot be read as missing")
 common.sequence_role_choice()  # optional: for the Sequences page only
 
 left, right = st.columns([2, 3])

@@ -120,3 +120,25 @@ def test_a_new_row_with_a_zero_there_is_scored_as_missing(fitted):
     encoded = sources.encode_new_rows(data, rows)
     assert np.isnan(encoded.loc[0, "hba1c"]) and np.isnan(encoded.loc[1, "crp"])
     assert encoded.loc[1, "hba1c"] == 6.0 and encoded.loc[0, "crp"] == 3.0
+
+
+def test_a_built_in_tables_zeros_can_be_marked_on_the_data_page():
+    """pima's glucose, blood pressure and BMI of 0 (issue 42: only an upload offered the choice)."""
+    at = start(300)
+    at.switch_page("pages/data.py").run()
+    at.selectbox(key="w_builtin").set_value("pima_indians_diabetes").run()
+    at.button(key="use_builtin").click().run()
+    ok(at)
+    key = "w_zeros_" + at.session_state["data"].name
+    offered = [o.split(":")[0] for o in at.multiselect(key=key).options]
+    assert {"glucose", "pressure", "mass"} <= set(offered)
+    at.multiselect(key=key).set_value(["glucose", "pressure", "mass"]).run()
+    at.button(key="apply_zeros").click().run()
+    ok(at)
+    d = at.session_state["data"]
+    assert d.zeros_missing == ("glucose", "pressure", "mass")
+    assert int(d.X[["glucose", "pressure", "mass"]].isna().sum().sum()) == 5 + 35 + 11
+    summary = next(shown(m.value) for m in at.markdown if "Missing values" in m.value)
+    assert "51 cells" in summary, summary
+    preview = table(at, {"glucose", "pressure", "mass"})
+    assert int((preview[["glucose", "pressure", "mass"]] == 0).sum().sum()) == 0
