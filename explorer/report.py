@@ -131,7 +131,7 @@ def zero_counts(table: pd.DataFrame) -> dict:
     return {c: int(n) for c, n in counts.items() if n > 0}
 
 
-def k_words(model, table: pd.DataFrame) -> str:
+def k_words(model, table: pd.DataFrame, head: bool = True) -> str:
     """"How sure is K?" in words, about the clusters shown (``table``:
     ``model.k_evidence(of="clusters")``): K counted in clusters, with MAP-DP's components named
     once as what they are; the best partitions with one cluster fewer and one more, in nats and
@@ -139,19 +139,20 @@ def k_words(model, table: pd.DataFrame) -> str:
     cluster can fit the exact joint better: that is said as what it is (the cluster is one
     subtype with inner structure that the model cannot tell apart), not as a failed fit."""
     K, C = int(model.n_clusters_), int(getattr(model, "n_components_", model.n_clusters_))
-    head = f"K = {K} cluster{'s' if K != 1 else ''}" + (f" (grouped from MAP-DP's {C} components)" if C != K else "")
+    first = f"K = {K} cluster{'s' if K != 1 else ''}" + (f" (grouped from MAP-DP's {C} components)" if C != K else "")
     grouped = C != K
     known = table.loc[table["fitted"] | (table["delta"] >= 0)] if grouped else table
     said = k_sentence(known)
     said = said[said.index(".") + 1:].strip() if said.startswith("K = ") else said
-    text = head + "." + (f" {said}" if said else "")
+    text = (first + "." + (f" {said}" if said else "")) if head else said
     better = table.loc[table["delta"] < 0] if grouped else table.iloc[:0]
     if len(better):
         r = better.sort_values("delta").iloc[0]
         nats = -float(r["delta"])
-        text += (f" With K = {int(r['K'])} ({r['how']}) the exact joint is higher by {nats:,.3g} nats: that cluster "
-                 "groups components that the fitted model itself cannot tell apart, so read it as one subtype with "
-                 "inner structure rather than two.")
+        text += (f" With K = {int(r['K'])} ({r['how']}) the exact joint is higher by {nats:,.3g} nats: the clusters "
+                 "group MAP-DP's components (overlapping ones, and small groups folded into a large cluster), which "
+                 "the joint alone would keep apart; read that cluster as one subtype with inner structure rather "
+                 "than two.")
     return text
 
 

@@ -86,7 +86,7 @@ def sizes_svg(sizes: pd.DataFrame) -> str:
     verdicts = sizes["verdict"].tolist() if "verdict" in sizes else [None] * len(n)
     stab = sizes["stability"].astype(float).tolist() if "stability" in sizes else [float("nan")] * len(n)
     width = max(320, min(900, 60 + 56 * len(n)))
-    height, left, bottom, top = 230, 50, 40, 26
+    height, left, bottom, top = 244, 50, 40, 40
     plot_h = height - bottom - top
     step = (width - left - 10) / max(len(n), 1)
     hi = max(float(n.max()) if len(n) else 1.0, 1.0)

@@ -384,7 +384,7 @@ def _k_section(model, k_table) -> str:
     if k_table is None or not len(k_table):
         parts.append("<p>The evidence for K at neighbouring values could not be computed.</p>")
         return "".join(parts)
-    parts.append("<p>" + _e(report.k_words(model, k_table)) + "</p>")
+    parts.append("<p>" + _e(report.k_words(model, k_table, head=False)) + "</p>")
     parts.append('<p class="small">For each K, the best partition found (fewer clusters: the fitted ones merged two at '
                  "a time, the pair that loses least; more: the split that loses least) scored by the exact joint "
                  "−ln p(X, z). Its distance above the fit in nats gives the posterior odds exp(−nats) of that "
