@@ -194,3 +194,57 @@ def test_a_run_waiting_for_a_place_says_the_server_is_busy(monkeypatch):
     _explore(sources.table_data(pd.DataFrame({"a": np.arange(60.0) % 7, "b": np.arange(60.0) % 5}), name="t"))
     holder.join(10)
     assert any("The server is busy" in s and "next in line" in s for s in seen), seen
+
+
+# ------------------------------------------------------------------ item 6: thirty uploads, no leak
+
+def test_thirty_sessions_with_their_own_uploads_never_see_each_others_tables_runs_or_cache():
+    """Each session's table, runs and cache entries are its own: none reaches the server's shared
+    store or another session (sessions one after the other in this process, as a server holds them)."""
+    sessions, keys = [], []
+    for i in range(30):
+        rng = np.random.default_rng(100 + i)
+        table = pd.DataFrame({"a": rng.normal(size=40) + 5 * (np.arange(40) % 2), "b": rng.normal(size=40)})
+        mine = sources.table_data(table, name=f"student{i}.csv")
+        at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+        at.session_state["data"] = mine
+        at.session_state["settings"] = {"algorithms": ["MAP-DP", "K-means"]}
+        at.run()
+        _ok(at)
+        sessions.append(at)
+        keys.append(mine.key)
+    assert len(set(keys)) == 30
+    assert not any(k[0] in set(keys) for k in shared_runs.SERVER.keys())
+    for i, at in enumerate(sessions):
+        assert at.session_state["data"].key == keys[i]
+        held = {k[0] for k in at.session_state["runs"]}
+        assert held == {keys[i]}, (i, held)  # its own runs only
+        assert "dataset" not in at.query_params
+
+
+def test_a_run_interrupted_mid_way_frees_its_place_and_its_key_for_the_next_student():
+    """A closed tab or a lost connection stops the session's script at its next Streamlit call (a
+    BaseException inside the run): its place in the line and the shared key it was computing are
+    given back, so another student's request computes it afresh and never waits forever."""
+    store, slots = shared_runs.SharedResults(), shared_runs.RunSlots(1)
+
+    class TabClosed(BaseException):
+        pass
+
+    def interrupted():
+        with slots.place():
+            raise TabClosed
+
+    with pytest.raises(TabClosed):
+        store.get_or_compute(("public", "MAP-DP"), interrupted)
+    assert slots.busy() == 0 and slots.waiting() == 0 and ("public", "MAP-DP") not in store
+
+    def fine():
+        with slots.place():
+            return "run"
+
+    done = []
+    other = threading.Thread(target=lambda: done.append(store.get_or_compute(("public", "MAP-DP"), fine)))
+    other.start()
+    other.join(10)
+    assert done == ["run"] and store.computed == 1
