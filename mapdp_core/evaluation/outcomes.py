@@ -31,7 +31,7 @@ import pandas as pd
 from scipy import stats
 
 __all__ = ["OUTCOME_KINDS", "OutcomeComparison", "compare_outcome", "cox_hazard_ratios", "kaplan_meier",
-           "logrank_test"]
+           "logrank_test", "outcome_spec"]
 
 OUTCOME_KINDS = ("binary", "numeric", "time_to_event")
 _Z = float(stats.norm.ppf(0.975))
@@ -311,3 +311,43 @@ def compare_outcome(labels, outcome, kind: str, *, event=None, name: str = "outc
         test = "log-rank test"
     return OutcomeComparison(name, kind, pd.DataFrame(rows), test, float(chi2), int(df), float(p), curves,
                              reference, left_out)
+
+
+def _is_flag(values) -> bool:
+    try:
+        flags = _event_flags(values)
+    except ValueError:
+        return False
+    return bool(np.isfinite(flags).any())
+
+
+def outcome_spec(table: pd.DataFrame, columns) -> dict:
+    """How the outcome columns of ``table`` are read, from their values: one column of 0/1 (or
+    yes/no) values is ``{"kind": "binary", "column": c}``, one of other numbers ``{"kind":
+    "numeric", "column": c}``; two columns, one of non-negative numbers and one of 0/1 flags, are
+    a time to event ``{"kind": "time_to_event", "time": t, "event": e}`` (the flag 1 where the
+    event happened, 0 where follow-up ended first). Anything else gets a message that says what
+    to choose."""
+    columns = [c for c in columns]
+    if len(columns) == 1:
+        c = columns[0]
+        if _is_flag(table[c]):
+            return {"kind": "binary", "column": c}
+        _as_float(table[c], f"column '{c}'")
+        return {"kind": "numeric", "column": c}
+    if len(columns) == 2:
+        flags = [c for c in columns if _is_flag(table[c])]
+        if len(flags) == 2:
+            raise ValueError(f"the outcome columns {columns} both hold only 0/1 values; a time to event needs a "
+                             "follow-up time and a 0/1 event flag. Mark one outcome column, or the time and its flag.")
+        if len(flags) == 1:
+            time = [c for c in columns if c != flags[0]][0]
+            t = _as_float(table[time], f"column '{time}'")
+            if np.any(t[np.isfinite(t)] < 0):
+                raise ValueError(f"the outcome column '{time}' has negative values; a follow-up time must be 0 or more.")
+            return {"kind": "time_to_event", "time": time, "event": flags[0]}
+        raise ValueError(f"the outcome columns {columns} hold no 0/1 event flag; a time to event needs a follow-up "
+                         "time and a 0/1 flag (1 = the event happened). Mark one outcome column, or the time and "
+                         "its flag.")
+    raise ValueError(f"{len(columns)} columns are marked 'outcome'; mark one (a yes/no or a numeric outcome) or two "
+                     "(a follow-up time and its 0/1 event flag).")

@@ -20,8 +20,10 @@ __all__ = ["COUNT_WORDS", "FREE_TEXT_CHARS", "FREE_TEXT_WORDS", "MAX_BINOMIAL_N"
 
 #: A text column with more distinct values than this is not suggested as categorical.
 MAX_CATEGORIES = 50
-#: Roles a column can take.
-ROLES = ("feature", "label", "identifier", "ignored")
+#: Roles a column can take. "outcome": what happened after the measurements (a later diagnosis, a
+#: time to death and its flag), left out of the clustering like "ignored" and compared across the
+#: clusters afterwards (:func:`mapdp_core.evaluation.outcomes.outcome_spec`); never suggested.
+ROLES = ("feature", "label", "identifier", "outcome", "ignored")
 #: Largest n (number of trials) for which a whole-number column is suggested as binomial.
 MAX_BINOMIAL_N = MAX_SCALE_LEVELS - 1
 #: Variance/mean above which a count column is suggested as Gaussian instead of Poisson.
