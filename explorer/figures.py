@@ -15,6 +15,7 @@ import math
 import re
 
 from explorer.animation import Frames, frame_state, step_word
+from explorer.axes import log_axis, outside_view, view_range  # noqa: F401 (figures' names too)
 
 __all__ = ["PALETTE", "UNVISITED", "UNVISITED_LABEL", "colour_index", "animation_figure", "trace_figure",
            "scatter_figure", "bic_figure", "n0_figure", "cv_figure", "heatmap_figure", "sequence_figure",
@@ -99,32 +100,6 @@ def colour_index(ids) -> np.ndarray:
 def _marker(ids: np.ndarray, size: float) -> dict:
     return {"color": colour_index(ids), "colorscale": _colourscale(),
             "cmin": -0.5 + 0.0, "cmax": len(PALETTE) + 0.5, "size": size, "opacity": 0.75}
-
-
-def view_range(values, tail: float = 0.005, pad: float = 0.08) -> list | None:
-    """An axis range over the bulk of ``values`` (the ``tail`` quantiles at each end, padded by
-    ``pad`` of the span) when a few far values would otherwise stretch the axis to more than
-    1.5 times it; None (Plotly's own range, every point) otherwise."""
-    v = np.asarray(values, dtype=float)
-    v = v[np.isfinite(v)]
-    if v.size < 50:
-        return None
-    lo, hi = np.quantile(v, [tail, 1 - tail])
-    span = hi - lo
-    if not span > 0 or v.max() - v.min() <= 1.5 * (1 + 2 * pad) * span:
-        return None
-    return [float(lo - pad * span), float(hi + pad * span)]
-
-
-def outside_view(coords) -> int:
-    """How many rows of ``coords`` (N x 2) lie outside :func:`view_range` of either axis."""
-    coords = np.asarray(coords, dtype=float)
-    out = np.zeros(len(coords), dtype=bool)
-    for j in range(min(coords.shape[1], 2)):
-        view = view_range(coords[:, j])
-        if view is not None:
-            out |= (coords[:, j] < view[0]) | (coords[:, j] > view[1])
-    return int(out.sum())
 
 
 def _ellipse_xy(ellipses) -> tuple[np.ndarray, np.ndarray]:
@@ -538,22 +513,6 @@ def bic_figure(curve: pd.DataFrame, chosen: int) -> go.Figure:
     fig.update_layout(height=320, xaxis_title="K", yaxis_title="BIC (higher is better)",
                       margin={"l": 10, "r": 10, "t": 10, "b": 10})
     return fig
-
-
-def log_axis(values) -> dict:
-    """A log axis over ``values`` with ticks at 1, 2 and 5 times the powers of ten, each labelled in
-    full ("0.2", "0.5", "1", "2", "5", "10"; issue 43: Plotly's own minor labels read "2 5 1 2 5 10");
-    every power of ten alone where that gives more than 12 ticks."""
-    v = np.asarray(pd.to_numeric(pd.Series(list(values)), errors="coerce"), dtype=float)
-    v = v[np.isfinite(v) & (v > 0)]
-    if not v.size:
-        return {"type": "log"}
-    lo, hi = np.floor(np.log10(v.min())), np.ceil(np.log10(v.max()))
-    ticks = [m * 10.0 ** e for e in range(int(lo), int(hi) + 1) for m in (1, 2, 5)]
-    ticks = [t for t in ticks if v.min() / 1.5 <= t <= v.max() * 1.5] or [10.0 ** lo]
-    if len(ticks) > 12:
-        ticks = [t for t in ticks if f"{t:.0e}".startswith("1")]
-    return {"type": "log", "tickvals": ticks, "ticktext": [plain_number(t) for t in ticks]}
 
 
 def n0_figure(table: pd.DataFrame, best: float | None = None, panel: str = "joint") -> go.Figure:
