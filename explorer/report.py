@@ -18,7 +18,7 @@ from mapdp_core.engine.k_evidence import k_sentence
 
 from explorer.sources import AppData, analysed_table, zero_cells
 
-__all__ = ["HEATMAP_FEATURES", "IMPUTED_WORDS", "zero_counts", "k_words", "cv_edge_words", "search_scale_words", "matching_columns", "keep_uploaded_cells", "uploaded_cells", "assignments", "search_facts", "grid_versus_search",
+__all__ = ["HEATMAP_FEATURES", "cell_text", "IMPUTED_WORDS", "zero_counts", "k_words", "cv_edge_words", "search_scale_words", "matching_columns", "keep_uploaded_cells", "uploaded_cells", "assignments", "search_facts", "grid_versus_search",
            "spread_of_default", "cv_in_chosen_spread", "cluster_heatmap", "profile_inputs", "top_features", "P_FLOOR", "format_p", "tests_for_display", "decoded_features", "row_ids",
            "imputed_rows", "expected_clusters_curve", "PLOS_KMEANS_NMI", "scenarios_by_kmeans"]
 
@@ -389,6 +389,16 @@ def imputed_rows(data: AppData, labels, filled: pd.DataFrame, was_missing: pd.Da
     mask = pd.DataFrame(False, index=table.index, columns=table.columns)
     mask.loc[:, list(filled.columns)] = missing[rows]
     return table, mask
+
+
+def cell_text(v) -> str:
+    """A rounded number as a table shows it, without the trailing zeros a display adds (pandas'
+    Styler wrote every float with six decimals: "5.130000"); "" for a missing value."""
+    if v is None or (isinstance(v, float) and not np.isfinite(v)):
+        return ""
+    if isinstance(v, (int, np.integer)) or not isinstance(v, (float, np.floating)):
+        return str(v)
+    return f"{float(v):.6f}".rstrip("0").rstrip(".") if v == v else ""
 
 
 def _decimals(x: np.ndarray, most: int = 6) -> int:

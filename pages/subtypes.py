@@ -130,7 +130,9 @@ if d.has_gaps:
     # the identifier column's name is the uploader's: shown as plain text
     st.caption(f"Rows are named by {'their ' + common.escape_markdown(id_name, 80) if id_name != 'row' else 'their row number (from 1)'}; "
                "filled cells are shaded and listed in the column 'filled'.")
-    shaded = shown.style.apply(lambda _: np.where(was_filled, "background-color: #fde9a9", ""), axis=None)
+    numbers = [c for c in shown.columns if c not in ("cluster", id_name) and shown[c].dtype.kind == "f"]
+    shaded = shown.style.apply(lambda _: np.where(was_filled, "background-color: #fde9a9", ""), axis=None) \
+        .format(report.cell_text, subset=numbers)  # as rounded: "5.13", not the Styler's "5.130000"
     st.dataframe(shaded, hide_index=True, width="stretch", key="sub_imputed")
 
 st.subheader("Downloads")

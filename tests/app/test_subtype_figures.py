@@ -66,3 +66,20 @@ def test_the_report_draws_sizes_coloured_by_stability():
     for verdict, colour in report_figures.VERDICT_COLOURS.items():
         assert f'fill="{colour}"' in svg
     assert "80 · 0.90" in svg and "20 · 0.30" in svg
+
+
+def test_imputed_values_are_shown_as_rounded():
+    """The Styler wrote every filled value with six decimals ("5.130000", issue 42)."""
+    import pyarrow as pa
+
+    at = start(300)
+    at.session_state["data"] = sources.clinical_data(200, 3, 0.15, 0)
+    at.switch_page("pages/subtypes.py").run()
+    ok(at)
+    styled = next(df for df in at.dataframe if "filled" in df.value.columns)
+    raw = styled.proto.arrow_data.styler.display_values  # the cells as the browser writes them
+    shown_cells = pa.ipc.open_stream(raw).read_pandas().astype(str).to_numpy().ravel().tolist()
+    numbers = [c for c in shown_cells if re.fullmatch(r"-?\d+\.\d+", c)]
+    assert numbers, shown_cells[:20]
+    assert not [c for c in numbers if c.endswith("000")], numbers[:20]
+    assert report.cell_text(5.13) == "5.13" and report.cell_text(47.0) == "47" and report.cell_text(np.nan) == ""
