@@ -544,20 +544,12 @@ class MAPDP(SweepEstimator):
 
     def k_evidence(self, more: int = 2, of: str = "components"):
         """How sure the fitted K is: the fitted partition beside the best partitions found with
-        every smaller K (greedy merges of its clusters) and ``more`` larger K (greedy splits),
-        each with its exact -ln p(X, z | N0, theta0) and ``delta``, nats above the fit (so
-        exp(-delta) is that partition's posterior odds against the fit); see
-        :func:`mapdp_core.engine.k_evidence.k_evidence`, and
-        :func:`~mapdp_core.engine.k_evidence.k_sentence` for the table in words.
-
-        ``of="components"`` reads MAP-DP's own partition (``component_labels_``);
-        ``of="clusters"`` the clusters reported (``labels_``, after grouping overlapping
-        components and folding small ones): the K a reader is shown, with the merges and splits
-        named by the clusters' own numbers. The two are the same when nothing was grouped.
-
-        Computed at the first call (one pass over each cluster's rows per merge or split tried)
-        and kept; returns a copy.
-        """
+        every smaller K (greedy merges) and ``more`` larger K (greedy splits), each with its exact
+        -ln p(X, z | N0, theta0) and ``delta``, nats above the fit (exp(-delta): its posterior odds
+        against the fit); :func:`mapdp_core.engine.k_evidence.k_evidence`, in words by
+        :func:`~mapdp_core.engine.k_evidence.k_sentence`. ``of="components"``: MAP-DP's partition
+        (``component_labels_``); ``of="clusters"``: the clusters reported (``labels_``), named by
+        their own numbers. Computed at the first call and kept; returns a copy."""
         from sklearn.utils.validation import check_is_fitted
 
         from mapdp_core.engine.k_evidence import k_evidence
@@ -566,17 +558,13 @@ class MAPDP(SweepEstimator):
         self._need_rows_here("k_evidence()")
         more = check_int(more, "more", 0)
         if of not in ("components", "clusters"):
-            raise ValueError(f"of must be 'components' (MAP-DP's partition) or 'clusters' (the clusters reported); "
-                             f"got {of!r}.")
-        labels = self.component_labels_ if of == "components" or self.n_clusters_ == self.n_components_ else self.labels_
-        store = getattr(self, "_k_evidence_of", None)
-        if store is None:
-            store = self._k_evidence_of = {}
-        kept = store.get((more, of))
-        if kept is None:
-            kept = k_evidence(self._parsed, np.asarray(labels, dtype=np.int64), self._fitted_prior(), more=more,
-                              seed=self._fixed_seed())
-            store[(more, of)] = kept
+            raise ValueError(f"of must be 'components' or 'clusters' (the clusters reported), got {of!r}.")
+        store = self._k_evidence_of = getattr(self, "_k_evidence_of", None) or {}
+        if (more, of) not in store:
+            labels = self.labels_ if of == "clusters" else self.component_labels_
+            store[(more, of)] = k_evidence(self._parsed, np.asarray(labels, dtype=np.int64), self._fitted_prior(),
+                                           more=more, seed=self._fixed_seed())
+        kept = store[(more, of)]
         table = kept.copy()
         table.attrs = {"partitions": {k: v.copy() for k, v in kept.attrs["partitions"].items()}, "of": of}
         return table
