@@ -34,4 +34,10 @@ def test_one_sweep_row_by_row_from_one_cluster():
     assert _points(at) == {"not visited yet in this sweep": 3900, "visited": 0, "visited in this step": 100}
     at.number_input(key="w_sweep_steps_sweep").set_value(2).run()
     ok(at)
-    assert _step_caption(at).startswith("Step 40 of 40")  # new frames start at their last step
+    # issue 43: new frames keep the step shown (the same step of the other sweep), as the main animation
+    # keeps its frame; at the last step they stay at the last
+    assert _step_caption(at).startswith("Step 1 of 40")
+    at.button(key="sweep_steps_last").click().run()
+    at.number_input(key="w_sweep_steps_sweep").set_value(1).run()
+    ok(at)
+    assert _step_caption(at).startswith("Step 40 of 40")
