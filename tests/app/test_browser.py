@@ -344,6 +344,11 @@ def test_browser_session(page):
     # 3b. an algorithm from the registry beside them: SUGS's pill adds its panel (a pass of one block of rows
     # per frame; the rows not visited yet are drawn grey)
     page.get_by_role("button", name="SUGS", exact=True).click()
+    # issue 43: a new algorithm keeps the frame shown; Last shows how each run ended
+    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .annotation-text')]"
+                           ".some(e => e.textContent.startsWith('SUGS'))")
+    _idle(page)
+    page.get_by_role("button", name="Last").first.click()
     page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .annotation-text')]"
                            ".some(e => e.textContent.startsWith('SUGS') && /[(](converged|stopped|step limit)[)]/.test(e.textContent))")
     _idle(page)
