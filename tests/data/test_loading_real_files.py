@@ -235,7 +235,7 @@ def test_suspicious_zeros_are_flagged_in_pima():
     assert sug.loc["glucose", "suspect_zeros"] == int((df["glucose"] == 0).sum()) == 5
     assert sug.loc["pressure", "suspect_zeros"] == 35 and sug.loc["mass", "suspect_zeros"] == 11
     assert "look like 'not measured'" in sug.loc["glucose", "reason"]
-    assert "zeros_as_missing" in sug.loc["glucose", "reason"]
+    assert "mark this column's zeros as missing" in sug.loc["glucose", "reason"]  # in words, no Python (issue 42)
     assert sug.loc["pregnant", "suspect_zeros"] == 0 and sug.loc["age", "suspect_zeros"] == 0
 
 
