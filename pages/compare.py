@@ -175,4 +175,6 @@ st.caption("How to read it: BIC scores each K-means partition as round clusters 
            "clusters of one spread it peaks at their number. Where the clusters are not round after standardising, "
            "differ in spread or in size (PLOS 5.1, 5.2), it can be highest at K = 1 or keep rising with K, and it is "
            "jagged where K-means' restarts stop at different partitions: K-means' own assumptions failing, the case "
-           "MAP-DP is for.")
+           "MAP-DP is for."
+           + (" This table has gaps: K-means reads a missing value as its column's mean, so rows with gaps can form "
+              "small clusters of their own and push the curve's peak to a large K." if d.has_gaps else ""))
