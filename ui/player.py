@@ -195,7 +195,8 @@ def player(n_frames: int, results, draw: Callable[[int], None], describe: Callab
                        icon=":material/pause:" if now_playing else ":material/play_arrow:",
                        on_click=_play_or_pause(keys, now_playing),
                        help="Pause here" if now_playing else
-                       f"Show the frames one after the other, {1 / delay:g} a second, from the frame shown "
+                       f"Show the frames one after the other, at most {1 / delay:g} a second (fewer while a busy server "
+                       "or browser draws them), from the frame shown "
                        "(from the first when the last is shown)")
             row.button("Step", icon=":material/chevron_right:", key=keys.button("next"),
                        on_click=_move(keys, lambda p, n: p + 1), help="On one frame")
