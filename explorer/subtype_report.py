@@ -704,7 +704,10 @@ def subtype_report_html(data: AppData, model, params: dict, *, choice=None, sett
     repro_html = ["<h2>To run it again</h2>",
                   '<p class="small">The settings of this analysis (settings only, never data). Saved as a .json file '
                   "and loaded on the Explore page (\u201cSave, load or share these settings\u201d) with the same table "
-                  "and the same column roles and likelihoods, they give the same clusters. They are also embedded in "
+                  "and the same column roles and likelihoods"
+                  + (", and the zeros of " + _e(", ".join(map(str, data.zeros_missing))) + " marked \u201cnot measured\u201d "
+                     "on the Data page" if data.zeros_missing else "")
+                  + ", they give the same clusters. They are also embedded in "
                   'this file as <code>&lt;script type="application/json" id="mapdp-settings"&gt;</code>.</p>',
                   f"<pre>{_e(settings_json)}</pre>",
                   f'<script type="application/json" id="mapdp-settings">{embedded}</script>']

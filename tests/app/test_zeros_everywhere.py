@@ -112,6 +112,7 @@ def test_a_zero_marked_missing_never_reaches_a_profile_a_test_or_the_report(fitt
     assert html.escape(hba1c_all) in document or hba1c_all in document
     with_zeros = cluster_profiles(data.table[data.features], labels, likelihood).table.loc["hba1c", "all"]
     assert with_zeros not in document
+    assert "and the zeros of hba1c, crp marked" in html.unescape(document)  # to run it again, the same choice
 
 
 def test_a_new_row_with_a_zero_there_is_scored_as_missing(fitted):
