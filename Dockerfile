@@ -14,4 +14,5 @@ COPY . .
 RUN .venv/bin/pip install --no-deps -e . && .venv/bin/python scripts/serve.py --prepare
 
 EXPOSE 8501
-CMD [".venv/bin/python", "scripts/serve.py"]
+# the build filled numba's cache: the start skips that step (about 10 s when the cache is full)
+CMD [".venv/bin/python", "scripts/serve.py", "--no-precompile"]
