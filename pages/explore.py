@@ -533,7 +533,8 @@ with right:
         fig = figures.animation_figure(frames, shown_coords, axis_names, start=frame, show_ellipses=ellipses,
                                        settings=settings, controls=False, truth=truth_panel, rows=sample)
         st.plotly_chart(fig, width="stretch", key="animation", config=common.chart_config("mapdp_explore"))
-        common.keep_in_address_bar(choice, frame)  # a reload or a shared link comes back to this frame (issue 43)
+        if not player.playing():  # a reload or a shared link comes back to this frame (issue 43); not at every
+            common.keep_in_address_bar(choice, frame)  # tick of Play: the browser may add each address to its history
 
     results = (d.key, tuple((r.algorithm, repr(sorted(r.params.items()))) for r in runs))
     with drawn_early["slot"].container() if drawn_early else chart_area:

@@ -67,3 +67,20 @@ def test_an_uploaded_table_is_never_named_in_the_address_bar():
     _ok(at)
     params = _params(at)
     assert "dataset" not in params and params.get("algorithms") == "K-means"
+
+
+def test_the_address_bar_follows_the_frame_but_not_every_tick_of_play():
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    from explorer import sources
+
+    at.session_state["data"] = sources.scenario_data("5.2", n=400, seed=0)
+    at.run()
+    at.button(key="frame_first").click().run()
+    assert _params(at)["frame"] == "1"
+    at.button(key="frame_play").click().run()
+    at.run()
+    at.run()
+    assert _frame(at) == 2 and _params(at)["frame"] == "1"  # playing: the address waits
+    at.button(key="frame_pause").click().run()
+    _ok(at)
+    assert _params(at)["frame"] == str(_frame(at) + 1)
