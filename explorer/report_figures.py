@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pandas as pd
 
-__all__ = ["evidence_svg", "sizes_svg", "heat_color", "heatmap_table", "VERDICT_COLOURS"]
+__all__ = ["evidence_svg", "sizes_svg", "heat_color", "heatmap_table", "outcome_svg", "VERDICT_COLOURS"]
 
 #: stable / uncertain / fragile (mapdp_core.evaluation.stability's verdicts), and no verdict
 VERDICT_COLOURS = {"stable": "#54a24b", "uncertain": "#f2a93b", "fragile": "#e45756"}
@@ -136,3 +136,69 @@ def heatmap_table(heat: pd.DataFrame, number) -> str:
                         for v in values)
         rows.append(f"<tr><th>{_e(feature)}</th>{cells}</tr>")
     return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
+
+
+def outcome_svg(comparison) -> str:
+    """An outcome across the clusters (:class:`mapdp_core.evaluation.outcomes.OutcomeComparison`):
+    Kaplan-Meier steps per cluster in the clusters' colours (time to event), or each cluster's
+    rate or mean with its 95 % interval (binary, numeric)."""
+    from .figures import PALETTE
+
+    width, height, left, bottom, top, right = 560, 260, 56, 40, 16, 130
+    plot_w, plot_h = width - left - right, height - bottom - top
+    parts = [f'<svg role="img" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
+             f'aria-label="{_e(comparison.name)} by cluster">']
+    parts.append(f'<line x1="{left}" y1="{top + plot_h}" x2="{left + plot_w}" y2="{top + plot_h}" stroke="#333"/>'
+                 f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + plot_h}" stroke="#333"/>')
+    if comparison.kind == "time_to_event":
+        curves = comparison.curves
+        t_max = float(curves["time"].max()) or 1.0
+        for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
+            ty = top + (1 - tick) * plot_h
+            parts.append(f'<text x="{left - 4}" y="{ty + 4:.1f}" font-size="10" text-anchor="end">{tick:.0%}</text>')
+        for tick in np.linspace(0, t_max, 5):
+            tx = left + tick / t_max * plot_w
+            parts.append(f'<text x="{tx:.1f}" y="{top + plot_h + 14:.1f}" font-size="10" '
+                         f'text-anchor="middle">{_short(float(tick))}</text>')
+        for i, (cluster, curve) in enumerate(curves.groupby("cluster", sort=True)):
+            colour = PALETTE[int(cluster) % len(PALETTE)]
+            xs = left + curve["time"].to_numpy() / t_max * plot_w
+            ys = top + (1 - curve["survival"].to_numpy()) * plot_h
+            path = [f"M{xs[0]:.1f},{ys[0]:.1f}"]
+            for x_, y_ in zip(xs[1:], ys[1:]):  # hold the level to the next event time, then drop
+                path.append(f"H{x_:.1f}V{y_:.1f}")
+            parts.append(f'<path d="{"".join(path)}" fill="none" stroke="{colour}" stroke-width="2.2">'
+                         f'<title>{_e(f"cluster {cluster}")}</title></path>')
+            parts.append(f'<text x="{left + plot_w + 8}" y="{top + 14 + 16 * i}" font-size="11" fill="{colour}">'
+                         f'■ cluster {_e(cluster)} ({int(curve["at_risk"].iloc[0]):,})</text>')
+        x_title, y_title = f"{comparison.name} (time)", "still event-free"
+    else:
+        t = comparison.table
+        value = "rate" if comparison.kind == "binary" else "mean"
+        lo_v = min(0.0, float(np.nanmin(t["low"]))) if value == "rate" else float(np.nanmin(t["low"]))
+        hi_v = 1.0 if value == "rate" else float(np.nanmax(t["high"]))
+        span = (hi_v - lo_v) or 1.0
+        step = plot_w / max(len(t), 1)
+        for tick in np.linspace(lo_v, hi_v, 5):
+            ty = top + (hi_v - tick) / span * plot_h
+            label = f"{tick:.0%}" if value == "rate" else _short(float(tick))
+            parts.append(f'<text x="{left - 4}" y="{ty + 4:.1f}" font-size="10" text-anchor="end">{label}</text>')
+        for i, r in enumerate(t.itertuples()):
+            colour = PALETTE[int(r.cluster) % len(PALETTE)]
+            x = left + (i + 0.5) * step
+
+            def y(v):
+                return top + (hi_v - v) / span * plot_h
+            if math.isfinite(r.low) and math.isfinite(r.high):
+                parts.append(f'<line x1="{x:.1f}" y1="{y(r.low):.1f}" x2="{x:.1f}" y2="{y(r.high):.1f}" stroke="#555"/>')
+            parts.append(f'<circle cx="{x:.1f}" cy="{y(getattr(r, value)):.1f}" r="6" fill="{colour}"/>')
+            parts.append(f'<text x="{x:.1f}" y="{top + plot_h + 14:.1f}" font-size="11" text-anchor="middle">'
+                         f'{_e(r.cluster)}</text>')
+        x_title = "cluster"
+        y_title = "share with the outcome" if value == "rate" else f"mean {comparison.name}"
+    parts.append(f'<text x="{left + plot_w / 2:.1f}" y="{height - 6}" font-size="12" text-anchor="middle">'
+                 f'{_e(x_title)}</text>')
+    parts.append(f'<text x="12" y="{top + plot_h / 2:.1f}" font-size="12" text-anchor="middle" '
+                 f'transform="rotate(-90 12 {top + plot_h / 2:.1f})">{_e(y_title)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)

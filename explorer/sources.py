@@ -12,8 +12,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from mapdp_core.data.datasets import load_dataset, load_structured
+from mapdp_core.data.datasets import OUTCOMES, load_dataset, load_outcomes, load_structured
 from mapdp_core.data.loading import prepare
+from mapdp_core.evaluation.outcomes import outcome_spec
 from mapdp_core.core.spec import parse
 from mapdp_core.selection.auto import WideProjection, project_wide
 from mapdp_core.data.synthetic import (PLOS_SCENARIOS, clinical_simulator, crp_normal_wishart, plos_scenario,
@@ -66,6 +67,11 @@ class AppData:
     zeros_missing : tuple of str
         The columns whose zeros the user said mean "not measured": MAP-DP saw those cells as
         gaps, and so does everything else the app shows or writes (:func:`analysed_table`).
+    outcome : dict or None
+        The columns of ``table`` given the role "outcome" (left out of the clustering, compared
+        across the clusters afterwards), as :func:`mapdp_core.evaluation.outcomes.outcome_spec`
+        reads them: ``{"kind": "time_to_event", "time": ..., "event": ...}`` or ``{"kind": "binary"
+        | "numeric", "column": ...}``; None without one.
     """
 
     name: str
@@ -83,6 +89,7 @@ class AppData:
     wide: WideProjection | None = field(default=None, repr=False)
     summarised: pd.DataFrame | None = field(default=None, repr=False)
     zeros_missing: tuple = ()
+    outcome: dict | None = None
 
     def __post_init__(self):
         if not self.key:
@@ -180,15 +187,23 @@ def builtin_data(name: str) -> AppData:
     table = X.copy()
     table["label"] = y.to_numpy()
     description = f"Built-in data set '{name}' ({len(X)} rows, {X.shape[1]} features)."
+    outcomes, outcome = load_outcomes(name), None
+    if outcomes is not None:  # what happened afterwards: beside the table, never clustered (datasets.OUTCOMES)
+        roles = OUTCOMES[name.strip().lower()]
+        for c in outcomes.columns:
+            table[c] = outcomes[c].to_numpy()
+        outcome = outcome_spec(table, [roles["time"], roles["event"]] if "time" in roles else list(outcomes.columns))
+        description += f" Outcome, not clustered: {roles['description']}."
     if all(pd.api.types.is_numeric_dtype(X[c]) for c in X.columns):
         truth, names = _codes(y)
         return AppData(name=name, table=table, X=X.astype(float), likelihood=spec, truth=truth, truth_names=names,
-                       description=description)
+                       description=description, outcome=outcome)
     per_column = {c: fam for key, fam in spec.items() for c in (key if isinstance(key, tuple) else (key,))}
-    data = with_likelihood(table_data(table, roles={"label": "label"}, families=per_column, name=name), per_column)
+    roles = {"label": "label"} | ({c: "outcome" for c in outcomes.columns} if outcomes is not None else {})
+    data = with_likelihood(table_data(table, roles=roles, families=per_column, name=name), per_column)
     return AppData(name=name, table=table, X=data.X, likelihood=data.likelihood, truth=data.truth,
                    truth_names=data.truth_names, encodings=data.encodings, notes=data.notes, description=description,
-                   id_column=data.id_column)
+                   id_column=data.id_column, outcome=outcome)
 
 
 def structured_data(name: str) -> tuple[AppData, dict]:
@@ -256,9 +271,30 @@ def table_data(table: pd.DataFrame, roles=None, families=None, standardize: str 
                 f"a wide table{screened}; the profiles rank the columns themselves.")
         notes, description = notes + (said,), description + " " + said
     zeros = tuple(c for c in _zero_columns(zeros_as_missing, table) if c in prepared.X.columns)
+    outcome, outcome_columns = None, _outcome_columns(roles, table)
+    if outcome_columns:
+        try:
+            outcome = outcome_spec(table, outcome_columns)
+        except ValueError as exc:  # the table is still clustered; the page says why there is no outcome
+            notes += (f"Outcome: {exc}",)
     return AppData(name=name, table=table, X=X, likelihood=likelihood, truth=truth, truth_names=names, notes=notes,
                    encodings=prepared.encodings, description=description, id_column=None if ids is None else ids.name,
-                   wide=wide, summarised=None if wide is None else encoded[wide.columns], zeros_missing=zeros)
+                   wide=wide, summarised=None if wide is None else encoded[wide.columns], zeros_missing=zeros,
+                   outcome=outcome)
+
+
+def _outcome_columns(roles, table: pd.DataFrame) -> list:
+    """The columns ``roles`` (a dict, or the Data page's edited suggestion table) marks "outcome",
+    in the table's order."""
+    if roles is None:
+        return []
+    if isinstance(roles, pd.DataFrame):
+        marked = set(roles.loc[roles["role"] == "outcome", "column"]) if {"column", "role"} <= set(roles) else set()
+    elif isinstance(roles, pd.Series):
+        marked = set(roles[roles == "outcome"].index)
+    else:
+        marked = {c for c, r in dict(roles).items() if r == "outcome"}
+    return [c for c in table.columns if c in marked]
 
 
 def _zero_columns(zeros_as_missing, table: pd.DataFrame) -> list:

@@ -45,7 +45,8 @@ from mapdp_core.families import FAMILIES
 from mapdp_core.selection.auto import CATEGORICAL_SCALES, is_block, shape_words
 
 from explorer import report, report_figures, sharing
-from explorer.sources import AppData
+from explorer.outcomes import OUTCOME_WHY, outcome_comparison, outcome_table
+from explorer.sources import AppData, analysed_table
 
 __all__ = ["subtype_report_html", "failed_report_html", "report_settings", "stability_words", "REPORT_FILE_NAME",
            "PACKAGES", "CITATIONS", "SELECTION_CAVEAT"]
@@ -578,9 +579,24 @@ def _methods_section(data: AppData, model, params: dict, choice, stability, merg
 
 # ----------------------------------------------------------------------------- the report
 
+def _outcome_section(data: AppData, labels, comparison) -> str:
+    """The outcome left out of the clustering, across the clusters: the one comparison here that
+    is not circular (figure, table, test); "" when the data have no outcome."""
+    if comparison is None and data.outcome is None:
+        return ""
+    if comparison is None:
+        try:
+            comparison = outcome_comparison(analysed_table(data), labels, data.outcome)
+        except ValueError as exc:
+            return f'<h2>The outcome across the clusters</h2><div class="warn">{_e(exc)}</div>'
+    return "".join([f"<h2>The outcome across the clusters: {_e(comparison.name)}</h2>",
+                    f"<p>{_e(OUTCOME_WHY)}</p>", f"<p>{_e(comparison.sentence())}</p>",
+                    report_figures.outcome_svg(comparison), _table(outcome_table(comparison))])
+
+
 def subtype_report_html(data: AppData, model, params: dict, *, choice=None, settings: dict | None = None, run=None,
                         profiles=None, tests=None, stability: pd.DataFrame | None = None, k_evidence=None,
-                        imputed=None, title: str | None = None, created: _dt.datetime | None = None,
+                        imputed=None, outcome=None, title: str | None = None, created: _dt.datetime | None = None,
                         max_imputed_rows: int = 500) -> str:
     """The subtype analysis of ``data`` by the fitted MAP-DP ``model`` as one self-contained HTML document.
 
@@ -609,6 +625,10 @@ def subtype_report_html(data: AppData, model, params: dict, *, choice=None, sett
         clusters and, when most are, the report names the partition the data support stably) or
         :func:`~mapdp_core.evaluation.stability.cluster_stability`'s table (the count only); None:
         the report says it was not computed.
+    outcome : OutcomeComparison, optional
+        The outcome left out of the clustering, compared across the clusters
+        (:func:`explorer.outcomes.outcome_comparison`); None computes it from ``data.outcome`` when
+        the data have one.
     title, created
         The document's title (default from the data's name) and time (default now, UTC).
     max_imputed_rows : int
@@ -728,7 +748,8 @@ def subtype_report_html(data: AppData, model, params: dict, *, choice=None, sett
         "stores no data.</p>",
         f'<div class="summary">{summary}</div>',
         *data_html, *settings_html, _k_section(model, k_evidence),
-        _sizes_section(profiles, table_of_stability, summary_of_stability), *prof_html,
+        _sizes_section(profiles, table_of_stability, summary_of_stability), _outcome_section(data, labels, outcome),
+        *prof_html,
         _tests_section(tests, K, tests_problem), _imputed_section(data, labels, imputed, max_imputed_rows),
         _methods_section(data, model, params, choice, stability, merged, tests is not None and K >= 2, versions),
         *repro_html,

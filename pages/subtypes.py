@@ -2,7 +2,7 @@
 import numpy as np
 import streamlit as st
 
-from explorer import animation, figures, report, sources, subtype_report
+from explorer import animation, figures, outcomes, report, sources, subtype_report
 from mapdp_core.data.loading.export import csv_bytes
 from mapdp_core.evaluation.profiles import cluster_profiles, feature_tests, split_sample_tests
 from mapdp_core.evaluation.stability import stability_summary
@@ -64,6 +64,30 @@ if stab is not None:
                        "clusters:")
             st.dataframe(stab.alternative.stability.rename(columns={"made_of": "fitted clusters"}).round(2),
                          hide_index=True, width="stretch", key="sub_stable")
+outcome = None
+if d.outcome is not None:
+    st.subheader("The outcome across the clusters (it did not form them)")
+    st.caption(outcomes.OUTCOME_WHY)
+    try:
+        outcome = common.cached("outcome", params, lambda: outcomes.outcome_comparison(
+            sources.analysed_table(d), labels, d.outcome))
+    except ValueError as exc:
+        common.plain_error(exc, "The outcome could not be compared across the clusters")
+    else:
+        st.markdown(common.escape_markdown(outcome.sentence(), limit=None))
+        st.plotly_chart(outcomes.outcome_figure(outcome), width="stretch", key="sub_outcome",
+                        config=common.chart_config("outcome_by_cluster"))
+        st.dataframe(outcomes.outcome_table(outcome), hide_index=True, width="stretch", key="sub_outcome_table")
+        if outcome.kind == "time_to_event":
+            st.caption("Kaplan-Meier curves with 95 % bands; the log-rank test asks whether any cluster's hazard differs; "
+                       "the hazard ratios (Cox model, the cluster as its only covariate) compare each cluster with the "
+                       "largest one.")
+elif any("Outcome:" in n for n in d.notes):
+    st.info("No outcome compared: " + common.escape_markdown(next(n for n in d.notes if "Outcome:" in n)[9:], None))
+else:
+    st.caption("An outcome (a later diagnosis, a death and its time) can be given the role 'outcome' on the Data page: "
+               "it is left out of the clustering and compared across the clusters here, the one comparison that is "
+               "not circular.")
 st.subheader("Profile of each cluster")
 st.caption("Per feature, the summary that suits its type: proportion for yes/no, mean score and distribution for "
            "ordinal scores, category shares, mean ± sd for measurements, rate for counts (as PLOS Tables 3-4).")
@@ -144,7 +168,7 @@ def _report_html() -> bytes:
     try:
         return subtype_report.subtype_report_html(d, model, params, choice=choice, settings=settings, run=run,
                                                   profiles=prof, tests=tests, stability=stab, k_evidence=k_table,
-                                                  imputed=imputed).encode()
+                                                  imputed=imputed, outcome=outcome).encode()
     except Exception as exc:  # a failed download says why, in the file, rather than failing silently
         return subtype_report.failed_report_html(exc).encode()
 
