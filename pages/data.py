@@ -281,6 +281,9 @@ else:
         editor_key = f"w_upload_spec_{identity}"
         st.markdown("**Column roles and likelihoods** (suggested; edit the cells, then press *Use*)")
         st.caption(FAMILY_HELP)
+        st.caption("Role **outcome**: what happened after the measurements (a later diagnosis, a relapse, a death and "
+                   "its time). It is left out of the clustering and compared across the clusters on Subtypes: mark "
+                   "one column (yes/no or a number) or two (a follow-up time and its 0/1 event flag).")
         edited = st.data_editor(
             common.editor_start(editor_key, suggested[["column", "role", "family", "reason", "n_missing"]]),
             hide_index=True, key=editor_key, disabled=["column", "reason", "n_missing"], width="stretch",
