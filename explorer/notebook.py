@@ -24,6 +24,7 @@ plotly.js itself.
 from __future__ import annotations
 
 import html as _html
+import json
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -55,13 +56,13 @@ _STEP_SCRIPT = """
   }
   gd.on('plotly_buttonclicked', function (e) {
     var label = e.button.label, n = gd._transitionData._frames.length, f = current();
-    if (label !== '%BACK%' && label !== '%STEP%') { return; }
-    f = Math.max(0, Math.min(n - 1, f + (label === '%STEP%' ? 1 : -1)));
+    if (label !== %BACK% && label !== %STEP%) { return; }
+    f = Math.max(0, Math.min(n - 1, f + (label === %STEP% ? 1 : -1)));
     Plotly.animate(gd, [String(f)], {mode: 'immediate', frame: {duration: 0, redraw: true},
                                      transition: {duration: 0}});
   });
 })();
-""".replace("%BACK%", _BACK).replace("%STEP%", _STEP)
+""".replace("%BACK%", json.dumps(_BACK)).replace("%STEP%", json.dumps(_STEP))  # ASCII escapes: any page encoding
 
 
 @dataclass(eq=False, repr=False)

@@ -160,3 +160,27 @@ def test_back_and_step_move_the_slider_in_a_browser(table_animation, tmp_path):
 def test_plain_text_is_one_short_line(table_animation):
     text = repr(table_animation)
     assert text.startswith("<Animation of MAP-DP, K-means, DP-means:") and "\n" not in text and len(text) < 120
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not shutil.which("chromium"), reason="needs the system Chromium (TESTING.md)")
+def test_back_works_in_the_inline_frame_whatever_the_page_s_encoding(table_animation, tmp_path):
+    """The notebook's output frame inside a page that declares no encoding (read as windows-1252):
+    the button labels (◀, ▶) must still match the script's."""
+    sync = pytest.importorskip("playwright.sync_api")
+    args = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+    path = tmp_path / "cell.html"
+    path.write_text(f"<html><body>{table_animation._repr_html_()}</body></html>", encoding="utf-8")
+    last = table_animation.frames.n_frames - 1
+    with sync.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=shutil.which("chromium"), args=args)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(path.as_uri())
+            page.frame_locator("iframe").locator(".updatemenu-button").first.wait_for()
+            inner = next(f for f in page.frames if f.url.startswith("about:srcdoc"))
+            page.frame_locator("iframe").locator(".updatemenu-button", has_text="Back").click()
+            inner.wait_for_function(f"document.querySelector('.js-plotly-plot').layout.sliders[0].active === {last - 1}")
+        finally:
+            browser.close()
