@@ -590,7 +590,7 @@ def _outcome_section(data: AppData, labels, comparison) -> str:
         except ValueError as exc:
             return f'<h2>The outcome across the clusters</h2><div class="warn">{_e(exc)}</div>'
     return "".join([f"<h2>The outcome across the clusters: {_e(comparison.name)}</h2>",
-                    f"<p>{_e(OUTCOME_WHY)}</p>", f"<p>{_e(comparison.sentence())}</p>",
+                    f"<p>{_e(OUTCOME_WHY)}</p>", f"<p>{_e(comparison.sentence(why=False))}</p>",
                     report_figures.outcome_svg(comparison), _table(outcome_table(comparison))])
 
 

@@ -74,7 +74,7 @@ if d.outcome is not None:
     except ValueError as exc:
         common.plain_error(exc, "The outcome could not be compared across the clusters")
     else:
-        st.markdown(common.escape_markdown(outcome.sentence(), limit=None))
+        st.markdown(common.escape_markdown(outcome.sentence(why=False), limit=None))
         st.plotly_chart(outcomes.outcome_figure(outcome), width="stretch", key="sub_outcome",
                         config=common.chart_config("outcome_by_cluster"))
         st.dataframe(outcomes.outcome_table(outcome), hide_index=True, width="stretch", key="sub_outcome_table")

@@ -65,16 +65,18 @@ class OutcomeComparison:
     reference: int | None = None
     left_out: int = 0
 
-    def sentence(self) -> str:
-        """What the comparison says, in words a reader of the subtype report reads."""
+    def sentence(self, why: bool = True) -> str:
+        """What the comparison says, in words a reader of the subtype report reads; ``why``: with
+        the sentence on why it is not circular (a page that says so already leaves it out)."""
         p = "p < 0.001" if self.p_value < 0.001 else f"p = {self.p_value:.3f}"
         if not np.isfinite(self.p_value):
             p = "no test (one cluster, or no variation in the outcome)"
-        what = {"binary": "the rate of", "numeric": "the mean of",
-                "time_to_event": "the time to"}[self.kind]
+        what = {"binary": "The rate of", "numeric": "The mean of",
+                "time_to_event": "The time to"}[self.kind]
         gone = f"; {self.left_out} row(s) without an outcome left out" if self.left_out else ""
-        return (f"{what} '{self.name}' across the clusters: {self.test}, {p}{gone}. The outcome was not used to "
-                "form the clusters, so this comparison is not circular, unlike the profiles' tests.")
+        because = (" The outcome was not used to form the clusters, so this comparison is not circular, unlike the "
+                   "profiles' tests.") if why else ""
+        return f"{what} '{self.name}' across the clusters: {self.test}, {p}{gone}.{because}"
 
 
 def _as_float(values, what: str) -> np.ndarray:
