@@ -18,6 +18,8 @@ package re-exports nothing:
   algorithms, ellipses, K, objective and scores per frame).
 * :mod:`explorer.sharing`: the app's settings checked, saved to JSON and shared in a link.
 * :mod:`explorer.figures`: the Plotly figures of all of the above.
+* :mod:`explorer.notebook`: the Explore page's animation inline in Jupyter (``animate(table)`` or
+  ``animate(fitted_model, X)``), with Play, Pause, Back, Step and the frame slider.
 * :mod:`explorer.sequences`: time series, longitudinal and grouped data (sequence runs,
   trajectory and group clustering, demos).
 """
