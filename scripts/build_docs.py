@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import json
 import os
 import re
 import shutil
@@ -186,8 +187,6 @@ def result_pages() -> dict[str, str]:
 
 
 def _title_of(notebook: Path) -> str:
-    import json
-
     for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]:
         if cell["cell_type"] == "markdown":
             first = "".join(cell["source"]).strip().splitlines()[0]
@@ -208,11 +207,19 @@ def stage_gallery(target: Path, execute: bool) -> list[tuple[str, str]]:
             book = nbformat.read(path, as_version=4)
             env = dict(os.environ)
             os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+            # a kernel of this very interpreter, first on JUPYTER_PATH (never a user's other "python3")
+            spec = target.parent.parent / "jupyter" / "kernels" / "mapdp-docs"
+            spec.mkdir(parents=True, exist_ok=True)
+            (spec / "kernel.json").write_text(json.dumps({
+                "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": "MAP-DP docs", "language": "python"}), encoding="utf-8")
+            os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(spec.parent.parent),
+                                                                        env.get("JUPYTER_PATH")]))
             try:
                 started = time.perf_counter()
                 # the kernel's own console (ipykernel's notes on its transport) is not the build's:
                 # a cell's error still stops the build, from the kernel's messages
-                nbclient.NotebookClient(book, timeout=600, kernel_name="python3",
+                nbclient.NotebookClient(book, timeout=600, kernel_name="mapdp-docs",
                                         resources={"metadata": {"path": str(target)}}).execute(
                     stderr=subprocess.DEVNULL)
                 print(f"  executed {path.name} in {time.perf_counter() - started:.0f} s")

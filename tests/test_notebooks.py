@@ -5,7 +5,9 @@ Each runs in a fresh kernel of this environment (the venv's Python; the reposito
 PYTHONPATH so that `explorer` imports, as the kernel `make install` registers does), in a
 temporary folder so the files a notebook writes land there.
 """
+import json
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -32,12 +34,26 @@ def test_notebook_is_stored_without_outputs(path):
         f"{path.name} holds outputs: strip them (jupyter nbconvert --clear-output --inplace {path.name})"
 
 
+@pytest.fixture(scope="module")
+def kernels(tmp_path_factory):
+    """A kernel spec of this very interpreter, first on JUPYTER_PATH: another "python3" kernel (a
+    user's own, outside the venv) is never picked."""
+    folder = tmp_path_factory.mktemp("jupyter")
+    spec = folder / "kernels" / "mapdp-tests"
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "MAP-DP tests", "language": "python"}))
+    return folder
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_notebook_runs(path, tmp_path, monkeypatch):
+def test_notebook_runs(path, tmp_path, monkeypatch, kernels):
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    monkeypatch.setenv("JUPYTER_PATH", os.pathsep.join(filter(None, [str(kernels), os.environ.get("JUPYTER_PATH")])))
     book = nbformat.read(path, as_version=4)
-    client = nbclient.NotebookClient(book, timeout=240, kernel_name="python3",
+    client = nbclient.NotebookClient(book, timeout=240, kernel_name="mapdp-tests",
                                      resources={"metadata": {"path": str(tmp_path)}})
     started = time.perf_counter()
     client.execute()  # raises CellExecutionError, with the cell and its traceback, on any error
