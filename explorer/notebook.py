@@ -9,7 +9,7 @@ DP-means (or replays a fitted estimator beside them) and shows every sweep inlin
 No Streamlit server and no notebook extension is involved: the result is one Plotly figure with
 its frames (:func:`explorer.figures.animation_figure`, the figure the app exports), which plays in
 the browser by itself. Displayed in a notebook, it is a self-contained ``<iframe>`` (plotly.js
-inlined, so it plays offline, in JupyterLab, the classic notebook and a rendered notebook page
+inlined, so it plays offline, in JupyterLab, Jupyter Notebook 7 and a rendered notebook page
 alike, and cannot clash with another plotly.js loaded by the page); Back and Step are two more
 buttons that move the slider one frame (Plotly's own buttons only play or jump to a named frame).
 
