@@ -234,7 +234,8 @@ def k_sentence(table: pd.DataFrame) -> str:
     """:func:`k_evidence`'s table in one or two sentences: the fitted K, how much less probable
     the best partitions found with one cluster fewer and one more are (nats and words), and any
     other K within 3 nats; a partition better than the fit is said as such (the fit stopped in
-    a local optimum)."""
+    a local optimum). A table of ``MAPDP.k_evidence`` names what K counts ("K = 9 components",
+    "K = 4 clusters")."""
     fitted = table.loc[table["fitted"]].iloc[0]
     K = int(fitted["K"])
     parts = []
@@ -243,7 +244,9 @@ def k_sentence(table: pd.DataFrame) -> str:
         if len(row) and row["delta"].iloc[0] >= 0:
             delta = float(row["delta"].iloc[0])
             parts.append(f"with K = {k}, {_nats(delta)} nats (odds about 1 : {_odds(delta)}: {odds_words(delta)})")
-    text = f"K = {K}."
+    of = table.attrs.get("of")  # MAPDP.k_evidence says what K counts: MAP-DP's components or the clusters reported
+    unit = "" if of not in ("components", "clusters") else " " + (of[:-1] if K == 1 else of)
+    text = f"K = {K}{unit}."
     if parts:
         text += " Beside it, the best partition found " + " and ".join(parts) + "."
     close = table.loc[~table["fitted"] & (table["delta"] >= 0) & (table["delta"] < 3.0)

@@ -73,7 +73,8 @@ def test_clear_groups_make_k_sure_and_a_needless_split_is_said():
     assert table.loc[table["K"] == 1, "delta"].iloc[0] > 50  # one cluster: far less probable
     assert (table.loc[~table["fitted"], "delta"] > 0).all()
     words = k_sentence(table)
-    assert words.startswith("K = 2.") and "with K = 1" in words and "far less probable" in words
+    assert words.startswith("K = 2 components.") and "with K = 1" in words
+    assert k_sentence(m.k_evidence(of="clusters")).startswith(f"K = {m.n_clusters_} clusters.") and "far less probable" in words
     # a fit forced to stop with one group cut in two: merging them back is more probable, and said
     blob = rng.normal(0, 1, 200)[:, None]
     forced = MAPDP(N0=0.01, likelihood="normal_gamma", prior=None, init=(blob[:, 0] > 0).astype(int), max_iter=1,
