@@ -375,7 +375,7 @@ def with_zeros_missing(data: AppData, columns) -> AppData:
     for c in set(columns) | set(data.zeros_missing):
         if c not in allowed:
             continue
-        values = pd.to_numeric(data.table[c], errors="coerce").to_numpy(dtype=float)
+        values = pd.to_numeric(data.table[c], errors="coerce").to_numpy(dtype=float, copy=True)  # pandas 3: a view is read-only
         values[~np.isfinite(values)] = np.nan
         if c in columns:
             values = np.where(values == 0, np.nan, values)
