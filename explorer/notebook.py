@@ -61,6 +61,7 @@ _STEP_SCRIPT = """
     Plotly.animate(gd, [String(f)], {mode: 'immediate', frame: {duration: 0, redraw: true},
                                      transition: {duration: 0}});
   });
+  gd.setAttribute('data-steps', 'ready');  // Back and Step act from here on (a page or a test can wait for it)
 })();
 """.replace("%BACK%", json.dumps(_BACK)).replace("%STEP%", json.dumps(_STEP))  # ASCII escapes: any page encoding
 

@@ -142,6 +142,8 @@ def test_back_and_step_move_the_slider_in_a_browser(table_animation, tmp_path):
             page = browser.new_page(viewport={"width": 1280, "height": 720})
             page.goto(path.as_uri())
             page.wait_for_selector(".updatemenu-button")
+            # the buttons are drawn before the script that acts on Back and Step is attached
+            page.wait_for_function("document.querySelector('.js-plotly-plot').getAttribute('data-steps') === 'ready'")
             active = "document.querySelector('.js-plotly-plot').layout.sliders[0].active"
             assert page.evaluate(active) == last
             page.locator(".updatemenu-button", has_text="Back").click()
@@ -180,6 +182,7 @@ def test_back_works_in_the_inline_frame_whatever_the_page_s_encoding(table_anima
             page.goto(path.as_uri())
             page.frame_locator("iframe").locator(".updatemenu-button").first.wait_for()
             inner = next(f for f in page.frames if f.url.startswith("about:srcdoc"))
+            inner.wait_for_function("document.querySelector('.js-plotly-plot').getAttribute('data-steps') === 'ready'")
             page.frame_locator("iframe").locator(".updatemenu-button", has_text="Back").click()
             inner.wait_for_function(f"document.querySelector('.js-plotly-plot').layout.sliders[0].active === {last - 1}")
         finally:
