@@ -48,14 +48,17 @@ def outcome_figure(comparison: OutcomeComparison, height: int = 380) -> go.Figur
     rate or mean with its 95 % interval (binary, numeric)."""
     fig = go.Figure()
     if comparison.kind == "time_to_event":
+        follow_up = comparison.table.set_index("cluster")["follow_up"]
         for cluster, curve in comparison.curves.groupby("cluster", sort=True):
             colour = _colour(cluster)
-            # a step function: each value holds until the next event time
-            x = np.repeat(curve["time"].to_numpy(), 2)[1:]
+            # a step function: each value holds until the next event time, the last until the
+            # cluster's longest follow-up (a cluster without events is a flat line at 100 %)
+            times = np.r_[curve["time"].to_numpy(), max(float(follow_up[cluster]), float(curve["time"].iloc[-1]))]
+            x = np.repeat(times, 2)[1:-1]
             band_x = np.r_[x, x[::-1]]
-            s = np.repeat(curve["survival"].to_numpy(), 2)[:-1]
-            lo = np.repeat(curve["low"].to_numpy(), 2)[:-1]
-            hi = np.repeat(curve["high"].to_numpy(), 2)[:-1]
+            s = np.repeat(curve["survival"].to_numpy(), 2)
+            lo = np.repeat(curve["low"].to_numpy(), 2)
+            hi = np.repeat(curve["high"].to_numpy(), 2)
             fig.add_trace(go.Scatter(x=band_x, y=np.r_[hi, lo[::-1]], fill="toself", fillcolor=_rgba(colour, 0.12),
                                      line={"width": 0}, hoverinfo="skip", showlegend=False))
             n = int(curve["at_risk"].iloc[0])

@@ -152,7 +152,8 @@ def outcome_svg(comparison) -> str:
                  f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + plot_h}" stroke="#333"/>')
     if comparison.kind == "time_to_event":
         curves = comparison.curves
-        t_max = float(curves["time"].max()) or 1.0
+        follow_up = comparison.table.set_index("cluster")["follow_up"]
+        t_max = float(max(curves["time"].max(), follow_up.max())) or 1.0
         for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
             ty = top + (1 - tick) * plot_h
             parts.append(f'<text x="{left - 4}" y="{ty + 4:.1f}" font-size="10" text-anchor="end">{tick:.0%}</text>')
@@ -167,6 +168,7 @@ def outcome_svg(comparison) -> str:
             path = [f"M{xs[0]:.1f},{ys[0]:.1f}"]
             for x_, y_ in zip(xs[1:], ys[1:]):  # hold the level to the next event time, then drop
                 path.append(f"H{x_:.1f}V{y_:.1f}")
+            path.append(f"H{left + float(follow_up[cluster]) / t_max * plot_w:.1f}")  # to the longest follow-up
             parts.append(f'<path d="{"".join(path)}" fill="none" stroke="{colour}" stroke-width="2.2">'
                          f'<title>{_e(f"cluster {cluster}")}</title></path>')
             parts.append(f'<text x="{left + plot_w + 8}" y="{top + 14 + 16 * i}" font-size="11" fill="{colour}">'

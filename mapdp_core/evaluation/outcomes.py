@@ -47,7 +47,8 @@ class OutcomeComparison:
     ``table``: one row per cluster with at least one row with an outcome: ``cluster``, ``n``
     (rows with an outcome) and, by kind, ``events`` / ``rate`` / ``low`` / ``high`` (binary),
     ``mean`` / ``sd`` / ``low`` / ``high`` (numeric), or ``events`` / ``median`` (median
-    survival, NaN where the curve never falls to one half) / ``hazard_ratio`` / ``hr_low`` /
+    survival, NaN where the curve never falls to one half) / ``follow_up`` (the longest time
+    observed: the curve holds its last value until then) / ``hazard_ratio`` / ``hr_low`` /
     ``hr_high`` (time to event; the reference cluster has 1); ``curves``: the Kaplan-Meier
     steps per cluster (``cluster``, ``time``, ``at_risk``, ``events``, ``survival``, ``low``,
     ``high``), None for the other kinds; ``test``, ``statistic``, ``df``, ``p_value``: the test
@@ -306,6 +307,7 @@ def compare_outcome(labels, outcome, kind: str, *, event=None, name: str = "outc
             curve = kaplan_meier(y[g == c], e[g == c])
             per.append(curve.assign(cluster=c))
             rows.append({"cluster": c, "n": sizes[c], "events": int(e[g == c].sum()), "median": _median(curve),
+                         "follow_up": float(y[g == c].max()),
                          "hazard_ratio": hr.loc[c, "hazard_ratio"], "hr_low": hr.loc[c, "hr_low"],
                          "hr_high": hr.loc[c, "hr_high"]})
         curves = pd.concat(per, ignore_index=True)[["cluster", "time", "at_risk", "events", "survival", "low", "high"]]

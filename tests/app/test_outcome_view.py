@@ -46,3 +46,15 @@ def test_binary_and_numeric_outcomes_draw_intervals():
     assert outcome_table(binary)["rate (95 % CI)"].iloc[0].startswith("75 %")
     numeric = outcome_comparison(frame, labels, {"kind": "numeric", "column": "score"})
     assert list(outcome_figure(numeric).data[0].y) == [2.5, 6.5]
+
+
+def test_a_curve_holds_its_last_value_until_the_longest_follow_up():
+    frame = pd.DataFrame({"t": [1.0, 2.0, 3.0, 4.0, 5.0, 9.0], "e": [1, 0, 1, 0, 0, 0]})
+    labels = np.array([0, 0, 0, 1, 1, 1])  # cluster 1: no event at all
+    comparison = outcome_comparison(frame, labels, {"kind": "time_to_event", "time": "t", "event": "e"})
+    lines = [t for t in outcome_figure(comparison).data if t.mode == "lines"]
+    flat = lines[1]
+    assert list(flat.x) == [0.0, 9.0] and list(flat.y) == [1.0, 1.0]  # at 100 % to its last follow-up
+    assert list(lines[0].x)[-1] == 3.0 and list(lines[0].y)[-1] == 0.0
+    from explorer.report_figures import outcome_svg
+    assert outcome_svg(comparison).count("<path") == 2
