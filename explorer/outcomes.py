@@ -60,7 +60,7 @@ def outcome_figure(comparison: OutcomeComparison, height: int = 380) -> go.Figur
             lo = np.repeat(curve["low"].to_numpy(), 2)
             hi = np.repeat(curve["high"].to_numpy(), 2)
             fig.add_trace(go.Scatter(x=band_x, y=np.r_[hi, lo[::-1]], fill="toself", fillcolor=_rgba(colour, 0.12),
-                                     line={"width": 0}, hoverinfo="skip", showlegend=False))
+                                     mode="lines", line={"width": 0}, hoverinfo="skip", showlegend=False))
             n = int(curve["at_risk"].iloc[0])
             fig.add_trace(go.Scatter(x=x, y=s, mode="lines", line={"color": colour, "width": 2.5},
                                      name=f"cluster {cluster} ({n} rows)",

@@ -36,7 +36,7 @@ def test_subtypes_page_shows_kaplan_meier_curves_per_cluster(pbc_subtypes):
     at = pbc_subtypes
     data = at.session_state["data"]
     fig = chart(at, "sub_outcome")
-    lines = [t for t in fig["data"] if t.get("mode") == "lines"]
+    lines = [t for t in fig["data"] if t.get("mode") == "lines" and t.get("fill") != "toself"]
     per_cluster = table(at, {"cluster", "events", "median time", "hazard ratio (95 % CI)"})
     assert len(lines) == len(per_cluster) >= 2
     assert per_cluster["events"].sum() == int(data.table["died"].sum())  # every death counted once

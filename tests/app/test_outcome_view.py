@@ -16,7 +16,7 @@ def pbc_comparison():
 def test_survival_curves_are_steps_through_the_estimates():
     comparison, labels = pbc_comparison()
     fig = outcome_figure(comparison)
-    lines = [t for t in fig.data if t.mode == "lines"]
+    lines = [t for t in fig.data if t.mode == "lines" and t.fill != "toself"]
     assert len(lines) == 2
     curve = comparison.curves[comparison.curves["cluster"] == 1]
     x, y = np.asarray(lines[1].x), np.asarray(lines[1].y)
@@ -52,7 +52,7 @@ def test_a_curve_holds_its_last_value_until_the_longest_follow_up():
     frame = pd.DataFrame({"t": [1.0, 2.0, 3.0, 4.0, 5.0, 9.0], "e": [1, 0, 1, 0, 0, 0]})
     labels = np.array([0, 0, 0, 1, 1, 1])  # cluster 1: no event at all
     comparison = outcome_comparison(frame, labels, {"kind": "time_to_event", "time": "t", "event": "e"})
-    lines = [t for t in outcome_figure(comparison).data if t.mode == "lines"]
+    lines = [t for t in outcome_figure(comparison).data if t.mode == "lines" and t.fill != "toself"]
     flat = lines[1]
     assert list(flat.x) == [0.0, 9.0] and list(flat.y) == [1.0, 1.0]  # at 100 % to its last follow-up
     assert list(lines[0].x)[-1] == 3.0 and list(lines[0].y)[-1] == 0.0
