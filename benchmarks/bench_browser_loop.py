@@ -34,6 +34,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from _timing import git_commit  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
+
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("MAPDP_CHROMIUM", "/usr/bin/chromium")
 TITLES = ".js-plotly-plot .annotation-text"
@@ -144,7 +146,7 @@ def main(argv=None) -> int:
         server.wait(timeout=20)
 
     load = " ".join(f"{v:.2f}" for v in os.getloadavg())
-    lines += [f"# bench_browser_loop  {datetime.date.today()}  commit {_commit()}  {platform.node()}  "
+    lines += [f"# bench_browser_loop  {datetime.date.today()}  commit {git_commit()}  {platform.node()}  "
               f"{os.cpu_count()} cores  load {load}",
               "# Explore on PLOS 5.2, 4,000 rows (MAP-DP, K-means, DP-means), Chromium 1280 x 720, headless",
               f"# server up in {served:.1f} s; {n_frames} animation frames",
@@ -160,14 +162,6 @@ def main(argv=None) -> int:
     if args.out:
         Path(args.out).write_text(report + "\n")
     return 0
-
-
-def _commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
-                              check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 if __name__ == "__main__":

@@ -33,6 +33,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from _timing import git_commit  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
+
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("MAPDP_CHROMIUM", "/usr/bin/chromium")
 TITLES = ".js-plotly-plot .annotation-text"
@@ -152,7 +154,7 @@ def main(argv=None) -> int:
             errors = sorted({r["error"] for r in results if "error" in r})
             rows.append((n, heavy, ok, len(results) - len(ok), wall, errors))
             print(f"... {n} students{' + 1 heavy' if heavy else ''}: {len(ok)} done in {wall:.0f} s", flush=True)
-    lines = [f"# class_load  {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC  commit {_commit()}  "
+    lines = [f"# class_load  {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC  commit {git_commit()}  "
              f"{platform.node()}  {os.cpu_count()} cores  load before {load_before}",
              "# Explore's default demo (PLOS 5.2, 4,000 rows; MAP-DP, K-means, DP-means), one Chromium, one context "
              "per student, 1280 x 720; seconds, median and max over the students",
@@ -169,14 +171,6 @@ def main(argv=None) -> int:
     if args.out:
         Path(args.out).write_text(report + "\n")
     return 0
-
-
-def _commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
-                              check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 if __name__ == "__main__":
