@@ -189,11 +189,11 @@ def builtin_data(name: str) -> AppData:
     description = f"Built-in data set '{name}' ({len(X)} rows, {X.shape[1]} features)."
     outcomes, outcome = load_outcomes(name), None
     if outcomes is not None:  # what happened afterwards: beside the table, never clustered (datasets.OUTCOMES)
-        roles = OUTCOMES[name.strip().lower()]
+        shipped = OUTCOMES[name.strip().lower()]  # which columns hold what
         for c in outcomes.columns:
             table[c] = outcomes[c].to_numpy()
-        outcome = outcome_spec(table, [roles["time"], roles["event"]] if "time" in roles else list(outcomes.columns))
-        description += f" Outcome, not clustered: {roles['description']}."
+        outcome = outcome_spec(table, [shipped["time"], shipped["event"]] if "time" in shipped else list(outcomes.columns))
+        description += f" Outcome, not clustered: {shipped['description']}."
     if all(pd.api.types.is_numeric_dtype(X[c]) for c in X.columns):
         truth, names = _codes(y)
         return AppData(name=name, table=table, X=X.astype(float), likelihood=spec, truth=truth, truth_names=names,
