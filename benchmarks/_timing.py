@@ -33,3 +33,10 @@ def git_commit() -> str:
                               capture_output=True, text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
+
+
+def emit(report: str, out=None) -> None:
+    """Print a benchmark's report and, given a path, write it there as well (the results file)."""
+    print(report)
+    if out:
+        Path(out).write_text(report + "\n")

@@ -26,7 +26,6 @@ import argparse
 import datetime
 import os
 import platform
-import socket
 import statistics
 import subprocess
 import sys
@@ -34,27 +33,12 @@ import time
 import urllib.request
 from pathlib import Path
 
-from _timing import git_commit  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
+from _browser import CHROMIUM, FRAME_TEXT, SHOWS_N0, TITLES, free_port  # noqa: E402  (benchmarks/ is on sys.path)
+from _timing import emit, git_commit  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = os.environ.get("MAPDP_CHROMIUM", "/usr/bin/chromium")
-TITLES = ".js-plotly-plot .annotation-text"
 SETTLED = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
-# true once a subplot title reads "MAP-DP (N0 = <wanted>)"
-SHOWS_N0 = """(wanted) => [...document.querySelectorAll('.js-plotly-plot .annotation-text')].some(e => {
-    const m = e.textContent.match(/^MAP-DP \\(N0 = ([^)]+)\\)/);
-    return m !== null && Math.abs(parseFloat(m[1]) - wanted) <= 1e-9 * Math.max(1, wanted);
-})"""
-# the animation's frame slider ("<frame> of <frames>"), read in the page, so that a change is seen at once
-FRAME_TEXT = """() => { const e = document.querySelector('input[type="range"][aria-label="Frame"]');
-    return e ? e.getAttribute('aria-valuetext') : null; }"""
 TITLE_TEXT = "() => [...document.querySelectorAll('.js-plotly-plot .annotation-text')].map(e => e.textContent).join('|')"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _serve(port: int) -> subprocess.Popen:
@@ -88,7 +72,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
-    port = _free_port()
+    port = free_port()
     t_server = time.perf_counter()
     server = _serve(port)
     lines = []
@@ -157,10 +141,7 @@ def main(argv=None) -> int:
               _row("(b) Step -> subplot titles of the next frame", step_titles),
               _row("(c) Play: seconds per frame, first to last", [per_frame]),
               _row("(d) cold: page opened -> first chart", [cold])]
-    report = "\n".join(lines)
-    print(report)
-    if args.out:
-        Path(args.out).write_text(report + "\n")
+    emit("\n".join(lines), args.out)
     return 0
 
 

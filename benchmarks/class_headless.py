@@ -31,6 +31,8 @@ import threading
 import time
 from pathlib import Path
 
+from _timing import emit  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -97,10 +99,7 @@ def main(argv=None) -> int:
     for r in rows:
         lines.append(f"{r['n']:>8} {'yes' if r['shared'] else 'no':>7} {r['median']:>7.1f} {r['max']:>7.1f} "
                      f"{r['wall']:>7.1f} {r['cpu']:>7.1f} {r['computed'] if r['shared'] else '-':>14} {r['failed']:>6}")
-    report = "\n".join(lines)
-    print(report)
-    if args.out:
-        Path(args.out).write_text(report + "\n")
+    emit("\n".join(lines), args.out)
     return 0
 
 

@@ -24,7 +24,6 @@ import asyncio
 import datetime
 import os
 import platform
-import socket
 import statistics
 import subprocess
 import sys
@@ -33,24 +32,11 @@ import time
 import urllib.request
 from pathlib import Path
 
-from _timing import git_commit  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
+from _browser import CHROMIUM, FRAME_TEXT, SHOWS_N0, TITLES, free_port  # noqa: E402  (benchmarks/ is on sys.path)
+from _timing import emit, git_commit  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = os.environ.get("MAPDP_CHROMIUM", "/usr/bin/chromium")
-TITLES = ".js-plotly-plot .annotation-text"
-SHOWS_N0 = """(wanted) => [...document.querySelectorAll('.js-plotly-plot .annotation-text')].some(e => {
-    const m = e.textContent.match(/^MAP-DP \\(N0 = ([^)]+)\\)/);
-    return m !== null && Math.abs(parseFloat(m[1]) - wanted) <= 1e-9 * Math.max(1, wanted);
-})"""
-FRAME_TEXT = """() => { const e = document.querySelector('input[type="range"][aria-label="Frame"]');
-    return e ? e.getAttribute('aria-valuetext') : null; }"""
 HEAVY_LINK = "?dataset=crp:200000:3.0:2:0&restarts=10&time_budget=300&algorithms=MAP-DP,K-means"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _serve(port: int, folder: Path) -> subprocess.Popen:
@@ -143,7 +129,7 @@ def main(argv=None) -> int:
     for heavy in ([False, True] if args.heavy else [False]):
         for n in sizes:
             with tempfile.TemporaryDirectory() as folder:
-                port = _free_port()
+                port = free_port()
                 server = _serve(port, Path(folder))
                 try:
                     results, wall = asyncio.run(_class(n, heavy, port))
@@ -166,10 +152,7 @@ def main(argv=None) -> int:
         lines.append(f"{n:>8} {'yes' if heavy else 'no':>5} {cells} {failed:>6} {wall:>6.0f}")
         lines += [f"#   failed: {e}" for e in errors]
     lines.append(f"# load after {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
-    report = "\n".join(lines)
-    print(report)
-    if args.out:
-        Path(args.out).write_text(report + "\n")
+    emit("\n".join(lines), args.out)
     return 0
 
 
