@@ -25,7 +25,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from contextlib import contextmanager
 
-__all__ = ["SharedResults", "SERVER", "mark_public", "is_public", "recipe_of", "MAX_ENTRIES", "RunSlots", "RUN_SLOTS"]
+__all__ = ["SharedResults", "SERVER", "FIGURES", "MAX_FIGURES", "mark_public", "is_public", "recipe_of", "MAX_ENTRIES", "RunSlots", "RUN_SLOTS"]
 
 #: How many results a server keeps (least recently used dropped first). A run of the default demo
 #: (4 000 rows, 3 restarts) holds a few MB of labels; 96 of them stay well under a GB.
@@ -109,6 +109,16 @@ class SharedResults:
 
 #: The server's store: one per process, so one per Streamlit server.
 SERVER = SharedResults()
+
+#: How many built figures (and animation frames) a server keeps: the default demo's animation figure
+#: (3 panels of 4 000 points) holds about 0.2 MB, so 256 of them stay around 50 MB.
+MAX_FIGURES = 256
+
+#: The server's built figures on public data (issue 43: a class opening the same demo builds its
+#: Plotly figures once, not once per student; a figure is the same object in every session, never
+#: changed once built: ``st.plotly_chart`` copies it). Apart from :data:`SERVER`, so that the frames
+#: of an animation played by many students never push the runs out.
+FIGURES = SharedResults(MAX_FIGURES)
 
 _PUBLIC: dict = {}  # a public data set's key -> its recipe ("scenario:5.6", "builtin:hepatitis", ...) or None
 _PUBLIC_LOCK = threading.Lock()

@@ -311,7 +311,9 @@ with left:
         st.latex(N0_FORMULA)
         st.caption("The data then decide how many clusters there really are.")
         curve = report.expected_clusters_curve(sorted({0.1, 1.0, 10.0, float(n0)}), max(d.n_rows, 2))
-        st.plotly_chart(figures.expected_clusters_figure(curve, n0, d.n_rows), width="stretch", key="n0_picture",
+        st.plotly_chart(common.built("n0_picture", (float(n0), d.n_rows),
+                                     lambda: figures.expected_clusters_figure(curve, n0, d.n_rows)),
+                        width="stretch", key="n0_picture",
                         config=common.chart_config("n0_expected_k"))
         if st.button("Show it large (for a projector)", key="n0_large", icon=":material/fullscreen:"):
             _n0_large(curve, float(n0), d.n_rows)
@@ -505,7 +507,13 @@ with right:
             working.warning(f"{r.algorithm} was stopped by the time limit after "
                             f"{runner.count_steps(r.estimator.step, len(r.states))}; it shows what it reached "
                             "(its last frame says “stopped”).")
-    frames = animation.animation_frames(runs, coords, sample, d.truth, data=d)  # merged clusters on the last frame
+    # what is drawn, built once per (runs, view) and kept (issue 43): on public data once per server, so a class
+    # opening the same demo (or playing it) builds each figure once; a run cut short stays its session's own
+    shareable = not any(r.stopped for r in runs)
+    results = (d.key, tuple((r.algorithm, repr(sorted(r.params.items()))) for r in runs))
+    drawn_from = (results, tuple(chosen) if chosen else None, int(seed))
+    frames = common.built("frames", drawn_from, lambda: animation.animation_frames(runs, coords, sample, d.truth, data=d),
+                          shareable)  # merged clusters on the last frame
     if len(sample) < d.n_rows:
         notes.append(f"Showing {len(sample):,} of {d.n_rows:,} rows, drawn at random so the page stays quick; "
                     "the algorithms use every row and the ellipses are computed from all of them.")
@@ -530,13 +538,14 @@ with right:
     settings = {name: controls.caption(registry.algorithm(name), chosen_params[name]) for name in algorithms}
 
     def draw(frame: int) -> None:
-        fig = figures.animation_figure(frames, shown_coords, axis_names, start=frame, show_ellipses=ellipses,
-                                       settings=settings, controls=False, truth=truth_panel, rows=sample)
+        fig = common.built("animation_figure", (drawn_from, frame, ellipses, show_truth, repr(sorted(settings.items()))),
+                           lambda: figures.animation_figure(frames, shown_coords, axis_names, start=frame,
+                                                            show_ellipses=ellipses, settings=settings, controls=False,
+                                                            truth=truth_panel, rows=sample), shareable)
         st.plotly_chart(fig, width="stretch", key="animation", config=common.chart_config("mapdp_explore"))
         if not player.playing():  # a reload or a shared link comes back to this frame (issue 43); not at every
             common.keep_in_address_bar(choice, frame)  # tick of Play: the browser may add each address to its history
 
-    results = (d.key, tuple((r.algorithm, repr(sorted(r.params.items()))) for r in runs))
     with drawn_early["slot"].container() if drawn_early else chart_area:
         # one position for First, Back, Play, Step, Last and the slider (issue 27): ui.player
         player.player(frames.n_frames, results, draw, lambda f: animation.frame_label(frames, f))
@@ -569,7 +578,8 @@ with right:
         common.show_row_decision("explore")
         _sweep_in_steps(done["MAP-DP"], coords, sample, axis_names,
                         frames.colours[frames.algorithms.index("MAP-DP")][-1])
-    st.plotly_chart(figures.trace_figure(frames), width="stretch", key="traces",
+    st.plotly_chart(common.built("trace_figure", drawn_from, lambda: figures.trace_figure(frames), shareable),
+                    width="stretch", key="traces",
                     config=common.chart_config("mapdp_traces"))
     if "MAP-DP" in frames.algorithms:  # why MAP-DP's E can rise (issue 42): said where the curve is
         note = animation.objective_note(frames.history[frames.algorithms.index("MAP-DP")])

@@ -26,6 +26,7 @@ from mapdp_core.models import registry
 #: The demo a first visitor sees: PLOS Section 5.2, where K-means fails on unequal counts.
 DEFAULT_SCENARIO = "5.2"
 _RUNS_KEPT = 24
+_FIGURES_KEPT = 48  # a session's own figures (an upload's): an animation's frames and the charts beside it
 
 
 @st.cache_resource(show_spinner="Loading the compiled clustering kernels from numba's cache, once per server: "
@@ -476,6 +477,25 @@ def cached(kind: str, params: dict, compute: Callable):
     return _remember((d.key, kind, tuple(sorted(params.items()))), compute)
 
 
+def built(kind: str, key: tuple, build: Callable, shareable: bool = True):
+    """A built figure (or what figures are drawn from) of the session's data: ``build()`` once per
+    (data set, kind, key), never again on a rerun. On public data, and when ``shareable`` (no run
+    behind it was cut short, which only its session has), once per server
+    (:data:`explorer.shared_runs.FIGURES`), every session drawing the same object; else in this
+    session only, the last few kept. The value is shared as it is: never change it."""
+    full = (data().key, kind, key)
+    if shareable and shared_runs.is_public(full[0]):
+        return shared_runs.FIGURES.get_or_compute(full, build)
+    kept: OrderedDict = st.session_state.setdefault("figures", OrderedDict())
+    if full in kept:
+        kept.move_to_end(full)
+        return kept[full]
+    value = kept[full] = build()
+    while len(kept) > _FIGURES_KEPT:
+        kept.popitem(last=False)
+    return value
+
+
 def has_cached(kind: str, params: dict) -> bool:
     """Whether :func:`cached` already holds ``kind`` with ``params`` for the session's data."""
     key = (data().key, kind, tuple(sorted(params.items())))
@@ -647,7 +667,8 @@ def show_k_evidence(page: str) -> None:
                    "the partition's −ln p(X, z) lies above the fit's: exp(−nats) is its posterior odds against the "
                    "fit. Above 3 nats (odds 1 : 20) is much less probable, above 5 (1 : 150) far less (Kass & "
                    "Raftery 1995). These are odds between partitions, not a probability of each K.")
-        st.plotly_chart(figures.k_evidence_figure(table), width="stretch", key=f"{page}_k_evidence",
+        st.plotly_chart(built("k_evidence_figure", tuple(sorted(params.items())), lambda: figures.k_evidence_figure(table)),
+                        width="stretch", key=f"{page}_k_evidence",
                         config=chart_config("k_evidence"))
         shown = table.drop(columns="fitted").round(3).rename(columns={"K": "clusters"})
         shown.attrs = {}  # the partitions stay out of the page
@@ -692,7 +713,8 @@ def show_row_decision(page: str) -> None:
                     f"(cost {chosen['cost']:.2f}); a new cluster would cost {new['cost']:.2f}."
                     + (" These are MAP-DP's components, before any grouping into clusters."
                        if len(getattr(model, "merges_", ())) else ""))
-        st.plotly_chart(figures.row_costs_figure(costs), width="stretch", key=f"{page}_row_costs",
+        st.plotly_chart(built("row_costs_figure", tuple(sorted({**params, "row": int(row)}.items())),
+                              lambda: figures.row_costs_figure(costs)), width="stretch", key=f"{page}_row_costs",
                         config=chart_config("row_decision"))
 
 

@@ -7,4 +7,5 @@ def _fresh_shared_runs():
     (explorer.shared_runs keeps the runs on public data once per process, as a server does)."""
     from explorer import shared_runs
     shared_runs.SERVER.clear()
+    shared_runs.FIGURES.clear()
     yield

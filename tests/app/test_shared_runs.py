@@ -9,8 +9,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from apptools import APP
+from apptools import chart
 from apptools import ok as _ok
-from explorer import runner, shared_runs, sources
+from explorer import animation, figures, runner, shared_runs, sources
 
 TIMEOUT = 240
 
@@ -80,6 +81,51 @@ def test_a_second_session_on_public_data_reuses_the_first_sessions_runs(monkeypa
     assert any(k[0] == d.key for k in shared_runs.SERVER.keys())
     assert any("animation" in (c.proto.id or "") for c in second.get("plotly_chart")), "no animation drawn"
     del first
+
+
+def _counting_builds(monkeypatch) -> list:
+    """Every figure (and set of animation frames) the page builds, by name."""
+    built = []
+    for module, name in ((animation, "animation_frames"), (figures, "animation_figure"), (figures, "trace_figure"),
+                         (figures, "k_evidence_figure"), (figures, "expected_clusters_figure")):
+        real = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, _real=real, _name=name, **k: built.append(_name) or _real(*a, **k))
+    return built
+
+
+def test_a_second_session_on_public_data_draws_the_first_sessions_figures(monkeypatch):
+    """Issue 43: a class opening the same demo builds its figures once per server, not once per student
+    (nor again on a rerun); the chart each session gets is the same."""
+    d = sources.scenario_data("5.2", n=300, seed=0)
+    shared_runs.mark_public(d.key)
+    built = _counting_builds(monkeypatch)
+    first = _explore(d)
+    assert {"animation_frames", "animation_figure", "trace_figure"} <= set(built), built
+    assert any(k[0] == d.key and k[1] == "animation_figure" for k in shared_runs.FIGURES.keys())
+    done = len(built)
+    second = _explore(sources.scenario_data("5.2", n=300, seed=0))
+    assert len(built) == done, f"the second session built again: {built[done:]}"
+    first.run()  # a rerun of the first session builds nothing either
+    assert len(built) == done, f"a rerun built again: {built[done:]}"
+    assert chart(second, "animation") == chart(first, "animation")
+
+
+def test_an_uploads_figures_stay_in_its_session_and_are_built_once_there(monkeypatch):
+    rng = np.random.default_rng(2)
+    table = pd.DataFrame({"a": np.r_[rng.normal(0, 1, 60), rng.normal(6, 1, 60)], "b": rng.normal(0, 1, 120)})
+    mine = sources.table_data(table, name="private.csv")
+    built = _counting_builds(monkeypatch)
+    at = _explore(mine)
+    assert "animation_figure" in built
+    assert all(k[0] != mine.key for k in shared_runs.FIGURES.keys()), "an upload's figure entered the server's store"
+    assert any(k[0] == mine.key for k in at.session_state["figures"])
+    done = len(built)
+    at.run()
+    assert len(built) == done, f"a rerun built again: {built[done:]}"
+    other = _explore(sources.table_data(table.copy(), name="private.csv"))  # the same table, another student
+    assert len(built) > done, "another session drew the upload's figures from the first session"
+    assert all(k[0] != mine.key for k in shared_runs.FIGURES.keys())
+    del other
 
 
 def test_one_sessions_upload_never_reaches_the_shared_cache_or_another_session(monkeypatch):
@@ -215,10 +261,12 @@ def test_thirty_sessions_with_their_own_uploads_never_see_each_others_tables_run
         keys.append(mine.key)
     assert len(set(keys)) == 30
     assert not any(k[0] in set(keys) for k in shared_runs.SERVER.keys())
+    assert not any(k[0] in set(keys) for k in shared_runs.FIGURES.keys())
     for i, at in enumerate(sessions):
         assert at.session_state["data"].key == keys[i]
         held = {k[0] for k in at.session_state["runs"]}
         assert held == {keys[i]}, (i, held)  # its own runs only
+        assert {k[0] for k in at.session_state["figures"]} == {keys[i]}  # and its own figures
         assert "dataset" not in at.query_params
 
 
