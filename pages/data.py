@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from mapdp_core import FAMILIES
-from explorer import figures, large_tables, sources
+from explorer import figures, large_tables, session_memory, sources
 from explorer import report as tables
 from mapdp_core.data.datasets import list_datasets, list_structured
 from mapdp_core.data.loading import ROLES, DataLoadError, missing_summary, read_table, suggest_roles_and_families
@@ -260,7 +260,14 @@ else:
     table = name = None
     if up is not None:
         try:
+            # a shared server's memory (issue 43): a table over the session's bound is refused before it is kept
+            session_memory.check_file(up.size, up.name)
             table, report = read_table(up.getvalue(), name=up.name)
+            session_memory.check_table(table, up.name)
+        except session_memory.TableTooLarge as exc:
+            table = None  # not kept in this session
+            common.plain_error(exc, "Too large for this server")
+            st.stop()
         except DataLoadError as exc:
             common.plain_error(exc, f"'{up.name}' could not be read")
             st.stop()

@@ -7,7 +7,8 @@ build and start steps call this same script).
    ``"mapdp"`` for ``https://host/mapdp/``), ``max_upload_mb`` (an upload's size limit),
    ``numba_threads`` (threads the kernels' parallel parts may use, per run) and ``run_slots`` (how
    many runs compute at once, the others waiting in line: :data:`explorer.shared_runs.RUN_SLOTS`;
-   0, one per core). It also checks the
+   0, one per core) and ``session_memory_mb`` (the most an uploaded table may take in one
+   session's memory: :mod:`explorer.session_memory`). It also checks the
    ``[large_tables]`` section (its folders and Dask ``workers``), which the app itself reads, so a
    mistake stops the server here with a sentence instead of turning the source off for visitors.
 2. Fills numba's disk cache (``python -m mapdp_core._precompile``), so the first visitor loads
@@ -32,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG_ENV = "MAPDP_APP_CONFIG"
 DEFAULTS = {"port": 8501, "address": "0.0.0.0", "base_path": "", "max_upload_mb": 200, "numba_threads": 0,
-            "run_slots": 0}
+            "run_slots": 0, "session_memory_mb": 1024}  # the last as explorer.session_memory.DEFAULT_MB
 
 
 class ConfigProblem(ValueError):
@@ -62,8 +63,8 @@ def server_settings(path: Path | None = None) -> dict:
         raise ConfigProblem(f"The config file ({path}), section [server]: unknown key(s) {unknown}; the keys are "
                             f"{sorted(DEFAULTS)}.")
     for key, value in section.items():
-        if key in ("port", "max_upload_mb", "numba_threads", "run_slots"):
-            least = {"port": 1, "max_upload_mb": 1, "numba_threads": 0, "run_slots": 0}[key]
+        if key in ("port", "max_upload_mb", "numba_threads", "run_slots", "session_memory_mb"):
+            least = {"port": 1, "max_upload_mb": 1, "numba_threads": 0, "run_slots": 0, "session_memory_mb": 1}[key]
             if isinstance(value, bool) or not isinstance(value, int) or value < least or (key == "port" and value > 65535):
                 raise ConfigProblem(f"The config file ({path}), section [server], key '{key}': write a whole number "
                                     f"of at least {least}{' and at most 65535' if key == 'port' else ''}, not {value!r}.")
@@ -105,6 +106,7 @@ def environment(settings: dict) -> dict:
         env["NUMBA_NUM_THREADS"] = str(settings["numba_threads"])
     if settings["run_slots"]:
         env["MAPDP_RUN_SLOTS"] = str(settings["run_slots"])  # explorer.shared_runs.RUN_SLOTS
+    env["MAPDP_SESSION_MEMORY_MB"] = str(settings["session_memory_mb"])  # explorer.session_memory.ENV
     return env
 
 
@@ -138,7 +140,8 @@ def main(argv=None) -> int:
         print(shlex.join(command), flush=True)
         return 0
     where = f"http://{settings['address']}:{settings['port']}/{settings['base_path'] + '/' if settings['base_path'] else ''}"
-    print(f"serve: the class server starts at {where} (upload limit {settings['max_upload_mb']} MB)", flush=True)
+    print(f"serve: the class server starts at {where} (upload limit {settings['max_upload_mb']} MB, a table in a "
+          f"session's memory at most {settings['session_memory_mb']} MB)", flush=True)
     os.chdir(ROOT)  # .streamlit/config.toml is read from here
     os.execve(python, command, env)
     return 0  # not reached
