@@ -380,7 +380,7 @@ def logml(k, fam):
             + 0.5 * a0 * logdet0 - 0.5 * an * logdetn + 0.5 * D * math.log(c0 / (c0 + n)))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False)
 def _chain_log_marginals(rows, labels, K, X, fill, m0, c0, a0, L0, work, cnt, mean, chol, out, fresh):
     """out[k] = sum over the members i of cluster k (rows with labels[i] == k, in the order of
     ``rows``; other labels, such as -1 for rows not yet placed, are skipped) of

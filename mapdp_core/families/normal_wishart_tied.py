@@ -283,7 +283,7 @@ def logml(k, fam):
     return out
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False)
 def _chain(rows, labels, K, X, fill, m0, c0, a0, L0, work, work_key, own, gL, glob, cnt, mean, out):
     """out[k] = sum over the rows of cluster k of ln f(x_i,obs | the completed rows before i, in
     the order of ``rows``), each row's completed values (``fill``) then entering the statistics;

@@ -115,7 +115,7 @@ def _join(i, k, K, labels, cnt, logcnt, fams):
     return K
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False)
 def reset_slots(lo, hi, cnt, logcnt, fams):
     """Put cluster slots lo..hi-1 in the prior state (no points)."""
     for k in range(lo, hi):
@@ -407,7 +407,7 @@ def sugs_pass(order, start, labels, K, log_alpha, log_phi, d_new, cnt, logcnt, f
     return order.shape[0], K, score_sum
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False)
 def move_rows(rows, labels, sign, cnt, logcnt, fams):
     """Add (sign 1) or remove (sign -1) rows, in the order given, to or from the statistics
     of their clusters ``labels[row]``. Loading a labelling into all-empty statistics this way,
@@ -420,7 +420,7 @@ def move_rows(rows, labels, sign, cnt, logcnt, fams):
         logcnt[k] = math.log(cnt[k]) if cnt[k] > 0.0 else -np.inf
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False)
 def log_marginals(K, fams, out):
     """ln p(X_k | theta0) for k < K, without the data-only constants."""
     for k in range(K):

@@ -72,12 +72,13 @@ import numpy as np
 import pandas as pd
 
 from mapdp_core.engine.lloyd import standardized_view
-from mapdp_core.engine.model_data import ModelData, extend_partition
+from mapdp_core.engine.model_data import extend_partition
 from mapdp_core.engine.partition_prior import PartitionPrior, as_partition_prior
 from mapdp_core.core.encoding import encode_column
 from mapdp_core.core.estimator import run_many
 from mapdp_core.core.labels import relabel_by_first_appearance
 
+from .pooled import PartitionPool
 from .starts import _coarse_starts, _oversegmented, _shared_starts, _whitened_starts
 
 __all__ = ["AutoChoice", "AutoData", "AutoLikelihoodWarning", "MAX_COMPONENTS", "MAX_JOINT_COLUMNS", "MIN_JOINT_OBSERVED",
@@ -663,8 +664,6 @@ def _choose(X: pd.DataFrame, likelihood: dict, *, search_prior: bool, search_N0:
     }
     results: dict[tuple, dict] = {}
     rows_out = []
-    pool: dict[bytes, np.ndarray] = {}  # every distinct partition of the subsample found so far
-    joints: dict[tuple, float] = {}  # (partition, candidate) -> exact joint
     parsed_of: dict[tuple, object] = {}
     # the candidates of a stage run in parallel threads (the sweep kernel releases the GIL);
     # each candidate's own restarts then run one after the other
@@ -711,8 +710,6 @@ def _choose(X: pd.DataFrame, likelihood: dict, *, search_prior: bool, search_N0:
                 "K": int(m.n_clusters), "neg_log_joint": float(m.neg_log_joint),
                 "seconds": time.perf_counter() - t0}, [(relabel_by_first_appearance(r.labels), r.neg_log_joint) for r in runs]
 
-    models: dict[tuple, ModelData] = {}
-
     def parsed_for(cand):
         """The searched rows under a candidate's prior (one per prior setting), parsed once per
         structure at spread and weight 1 and scaled for the others (:func:`scaled_parsed`)."""
@@ -723,23 +720,7 @@ def _choose(X: pd.DataFrame, likelihood: dict, *, search_prior: bool, search_N0:
             parsed_of[cand[:3]] = parsed_of[unit] if not search_prior else scaled_parsed(parsed_of[unit], *cand[1:3])
         return parsed_of[cand[:3]]
 
-    likelihoods: dict[tuple, tuple] = {}  # (partition, prior) -> (sizes, sum of ln p(X_k), constants)
-
-    def joint(key: bytes, cand) -> float:
-        """-ln p(X, z | theta0, N0) of a pooled partition z under a candidate's prior and N0: z
-        is loaded once per prior, as ln p(X | z) does not depend on N0 (summed as neg_log_joint)."""
-        if (key, cand) not in joints:
-            if (key, cand[:3]) not in likelihoods:
-                if cand[:3] not in models:  # one set of statistics per prior, reloaded per partition
-                    models[cand[:3]] = ModelData(parsed_for(cand))
-                model = models[cand[:3]]
-                K = model.start(pool[key])
-                likelihoods[(key, cand[:3])] = (model.cnt[:K].copy(), float(model.log_marginals(K).sum()),
-                                                model.pconst_total)
-            sizes, log_ml, constants = likelihoods[(key, cand[:3])]
-            log_crp = as_partition_prior(cand[3]).log_prob(sizes, len(pool[key]))
-            joints[(key, cand)] = -log_crp - log_ml + constants
-        return joints[(key, cand)]
+    pool = PartitionPool(parsed_for)  # every distinct partition of the searched rows found so far
 
     elite: dict[bytes, None] = {}  # the partitions that were some candidate's best so far
     best_key: dict[tuple, bytes] = {}  # each candidate's best partition (its key in the pool)
@@ -754,23 +735,19 @@ def _choose(X: pd.DataFrame, likelihood: dict, *, search_prior: bool, search_N0:
         fresh: dict[bytes, None] = {}
         for cand, (res, partitions) in zip(todo, run_many(fit_one, todo, workers)):
             for labels, value in partitions:
-                key = labels.tobytes()
-                pool.setdefault(key, labels)
-                fresh[key] = None
-                # the run's own value: with gaps in a Normal-Wishart block the completed statistics
-                # (hence the joint) depend on the order rows joined, so a recomputation may differ
-                joints[(key, cand)] = min(value, joints.get((key, cand), math.inf))
+                fresh[pool.add(labels, cand, value)] = None
             results[cand] = res
             rows_out.append({"stage": number, **res})
         value = {}
         keys = list({**elite, **fresh})  # a partition that lost everywhere is not tried again
+        pool.load(keys, list(dict.fromkeys(cands)), workers)
         for cand in dict.fromkeys(cands):
-            key = min(keys, key=lambda k: joint(k, cand))
+            key = min(keys, key=lambda k: pool.joint(k, cand))
             elite[key] = None
-            value[cand] = (joint(key, cand), key)
+            value[cand] = (pool.joint(key, cand), key)
             best_key[cand] = key
             results[cand]["evidence"] = value[cand][0]
-            results[cand]["K_best"] = int(pool[key].max()) + 1
+            results[cand]["K_best"] = int(pool.labels[key].max()) + 1
         best = min(cands, key=lambda c: (value[c][0], cands.index(c)))
         return best, value[best]
 
@@ -783,10 +760,10 @@ def _choose(X: pd.DataFrame, likelihood: dict, *, search_prior: bool, search_N0:
         at = grid["spread"].index(best[1])
         near = grid["spread"][max(0, at - 1):at + 2]
         best, found = stage(3, [(st, s, best[2], best[3]) for st in grid["structure"] for s in near])
-    labels, rows_used, parsed_used = pool[found[1]], (rows if len(Xs) < N else None), None
+    labels, rows_used, parsed_used = pool.labels[found[1]], (rows if len(Xs) < N else None), None
     if len(Xs) < N and len(grid["structure"]) > 1:
         checked = _check_structure(X, likelihood, best, results, rng, workers, prior_for, rows_out,
-                                   lambda cand: (parsed_for(cand), pool[best_key[cand]], rows), sparse)
+                                   lambda cand: (parsed_for(cand), pool.labels[best_key[cand]], rows), sparse)
         if checked[0] != best:  # the other structure won on more rows: its fit there is the start
             best, found, labels, rows_used, parsed_used = checked
         # (confirmed: the search's own partition stays the start, so the fit is the one without
