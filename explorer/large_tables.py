@@ -34,7 +34,8 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-__all__ = ["CONFIG_ENV", "ConfigProblem", "LargeTableError", "LargeTablesConfig", "Table", "FitJob", "LABEL_COLUMN",
+__all__ = ["CONFIG_ENV", "ConfigProblem", "LargeTableError", "WorkerLost", "MAX_FIT_TRIES", "LargeTablesConfig", "Table",
+           "FitJob", "LABEL_COLUMN",
            "ROW_COLUMN", "config_path", "load_config", "list_tables", "open_table", "describe_table", "client_for",
            "fit_large", "sample_of", "suggested_features", "start_fit", "progress_text", "close_clients", "part_lengths"]
 
@@ -64,6 +65,10 @@ class ConfigProblem(ValueError):
 
 class LargeTableError(ValueError):
     """A table or the cluster cannot be used; the message says why in a sentence."""
+
+
+class WorkerLost(LargeTableError):
+    """The cluster lost a worker during a fit, every try (:data:`MAX_FIT_TRIES`): said in a sentence."""
 
 
 @dataclass(frozen=True)
@@ -444,6 +449,9 @@ def progress_text(step: dict | None) -> str:
         return "Phase 1 of 3: fitting a uniform sample of the rows here (the automatic choices and restarts)..."
     if phase == "extension":
         return "Phase 2 of 3: every part's rows join the sample's clusters, on the workers..."
+    if phase == "retry":
+        return (f"A worker of the cluster stopped during the fit, and the rows it held were lost: starting the fit "
+                f"again from the table (try {step['attempt']} of {step['tries']})...")
     if phase == "sweep":
         return (f"Phase 3 of 3: sweep {step['sweep']}, round {step['round']}: parts committed {step['committed']}/"
                 f"{step['parts']}, rows moved so far in this sweep {step['moved']:,}.")
@@ -451,6 +459,43 @@ def progress_text(step: dict | None) -> str:
 
 
 _RUNNING = threading.BoundedSemaphore(MAX_RUNNING_FITS)
+#: Tries of a fit whose cluster lost a worker (a process killed, e.g. out of memory): the fit starts
+#: again from the table, whose parts are read again from the operator's files.
+MAX_FIT_TRIES = 3
+#: Seconds a new try waits for the cluster's workers to be back (a LocalCluster's nanny restarts them).
+WORKERS_BACK_WITHIN = 60.0
+
+
+def _worker_lost(exc: BaseException) -> bool:
+    """Whether ``exc`` says the cluster lost a worker, or the results it held, during a computation
+    (the partitioned sweeps keep only each part's newest version, so a lost part cannot be computed
+    again from its history: the fit's futures come back cancelled), rather than a problem of the
+    table or the settings."""
+    from concurrent.futures import CancelledError
+
+    try:
+        from distributed import KilledWorker
+        from distributed.comm.core import CommClosedError
+    except ImportError:  # pragma: no cover - distributed is a requirement
+        return isinstance(exc, CancelledError)
+    return isinstance(exc, (CancelledError, KilledWorker, CommClosedError))
+
+
+def _workers_back(config) -> None:
+    """Wait until the cluster has its workers again (all of a LocalCluster's, at least one of a
+    scheduler's), or say that it has not in a sentence."""
+    client = client_for(config)
+    want = config.workers if config.scheduler == "local" else 1
+    try:
+        client.wait_for_workers(want, timeout=WORKERS_BACK_WITHIN)
+    except (TimeoutError, OSError) as exc:
+        raise WorkerLost(_lost_sentence(f" and its workers were not back within {WORKERS_BACK_WITHIN:.0f} s")) from exc
+
+
+def _lost_sentence(more: str = "") -> str:
+    return ("A worker of the cluster stopped during the fit (a worker process that ends, often for lack of memory, "
+            f"loses the rows it held){more}: nothing is fitted, and no labels are shown. Fit again; if it happens "
+            "again, ask the server's operator to check the Dask workers (their memory, their logs).")
 
 
 @dataclass(eq=False)
@@ -465,6 +510,7 @@ class FitJob:
     model: object = None
     error: str | None = None
     stopped_early: bool = False
+    retries: int = 0  # fits started again after the cluster lost a worker
     started: float = field(default_factory=time.time)
     finished: float | None = None
     stop_event: threading.Event = field(default_factory=threading.Event)
@@ -506,7 +552,23 @@ def start_fit(config, choice: str, columns=None, **mapdp_params) -> FitJob:
         from mapdp_core.models.partitioned_fit import FitStopped
 
         try:
-            job.model = fit_large(config, choice, job._progress, job.stop_event, columns=job.columns, **mapdp_params)
+            for attempt in range(1, MAX_FIT_TRIES + 1):
+                try:
+                    job.model = fit_large(config, choice, job._progress, job.stop_event, columns=job.columns,
+                                          **mapdp_params)
+                    break
+                except Exception as exc:  # noqa: BLE001 - only the loss of a worker is tried again
+                    if not _worker_lost(exc) or job.stop_event.is_set():
+                        raise
+                    if attempt == MAX_FIT_TRIES:
+                        raise WorkerLost(_lost_sentence(f", {MAX_FIT_TRIES} times")) from None
+                # nothing of the lost try is kept: its rounds are forgotten, the next starts from the table
+                job.retries += 1
+                job.rounds.clear()
+                job._progress({"phase": "retry", "attempt": attempt + 1, "tries": MAX_FIT_TRIES})
+                _workers_back(config)
+        except WorkerLost as exc:
+            job.error = str(exc)
         except FitStopped as exc:
             job.stopped_early, job.error = True, f"Stopped: {exc}"
         except (ValueError, TypeError, OSError, RuntimeError, MemoryError) as exc:
