@@ -692,18 +692,19 @@ def _choose(X: pd.DataFrame, likelihood: dict, *, search_prior: bool, search_N0:
         coarse += _whitened_starts(view, seed)
     shared = _shared_starts(view, seed) if any(_base(st) == "shared" for st in grid["structure"]) else []
 
-    def fit_one(cand):
-        """MAP-DP runs from one cluster (PLOS Appendix B) and from an over-segmented start,
-        whose spurious clusters empty as their rows leave (the all-in-one start cannot split a
-        cluster whose halves are only better together, e.g. three evenly spaced groups); for a
-        correlated block also from the two coarse starts (the block rarely opens a second
-        cluster from either of the others: see :func:`_coarse_starts`), and a shared-covariance
-        block also from :func:`_shared_starts`."""
+    def fit_one(cand, fine=None):
+        """MAP-DP runs from one cluster (PLOS Appendix B) and from ``fine``, by default an
+        over-segmented start, whose spurious clusters empty as their rows leave (the all-in-one
+        start cannot split a cluster whose halves are only better together, e.g. three evenly
+        spaced groups); for a correlated block also from the two coarse starts (the block rarely
+        opens a second cluster from either of the others: see :func:`_coarse_starts`), and a
+        shared-covariance block also from :func:`_shared_starts`."""
         t0 = time.perf_counter()
+        fine = over if fine is None else fine
         # what MAPDP(N0, likelihood, prior, n_init=1, random_state=seed, init=...).fit(Xs) ends
         # with, on the rows parsed once per prior: the estimator's own checks and parse cost
         # more than these 500-row runs (about 40 of them per search)
-        starts = (None, over, *coarse, *(shared if _base(cand[0]) == "shared" else ())) if is_block(cand[0]) else (None, over)
+        starts = (None, fine, *coarse, *(shared if _base(cand[0]) == "shared" else ())) if is_block(cand[0]) else (None, fine)
         runs = [last_state(parsed_for(cand), cand[3], seed, init) for init in starts]
         m = min(runs, key=lambda r: r.neg_log_joint)
         return {"structure": cand[0], "spread": cand[1], "weight": cand[2], "N0": cand[3],
@@ -725,15 +726,16 @@ def _choose(X: pd.DataFrame, likelihood: dict, *, search_prior: bool, search_N0:
     elite: dict[bytes, None] = {}  # the partitions that were some candidate's best so far
     best_key: dict[tuple, bytes] = {}  # each candidate's best partition (its key in the pool)
 
-    def stage(number, cands):
+    def stage(number, cands, fine=None):
         """The best of ``cands``: each is judged by its best partition among all those found so
         far (a candidate's own restarts can stop in a poorer local optimum than another
-        candidate's partition gives it), ties to the earlier candidate."""
+        candidate's partition gives it), ties to the earlier candidate. ``fine``: the start that
+        replaces the over-segmented one (the incumbent partition, after stage 1)."""
         todo = [c for c in dict.fromkeys(cands) if c not in results]
         for cand in todo:  # the priors and parsed rows before the threads start, so that each is computed once
             parsed_for(cand)
         fresh: dict[bytes, None] = {}
-        for cand, (res, partitions) in zip(todo, run_many(fit_one, todo, workers)):
+        for cand, (res, partitions) in zip(todo, run_many(lambda c: fit_one(c, fine), todo, workers)):
             for labels, value in partitions:
                 fresh[pool.add(labels, cand, value)] = None
             results[cand] = res
@@ -754,12 +756,16 @@ def _choose(X: pd.DataFrame, likelihood: dict, *, search_prior: bool, search_N0:
     start_w = 1.0 if 1.0 in grid["weight"] else grid["weight"][0]
     start_n0 = 1.0 if 1.0 in grid["N0"] else grid["N0"][0]
     best, found = stage(1, [(st, s, start_w, start_n0) for st in grid["structure"] for s in grid["spread"]])
-    best, found = stage(2, [(best[0], best[1], w, n0) for w in grid["weight"] for n0 in grid["N0"]])
+    # after stage 1 the best partition so far replaces the over-segmented start: its clusters are
+    # already the data's (the over-segmented start costs the most sweeps, half of a tied block's)
+    best, found = stage(2, [(best[0], best[1], w, n0) for w in grid["weight"] for n0 in grid["N0"]],
+                        pool.labels[found[1]])
     if len(grid["structure"]) * len(grid["spread"]) > 1:
         # the spread again, at the chosen weight and N0: its neighbours on the grid and itself
         at = grid["spread"].index(best[1])
         near = grid["spread"][max(0, at - 1):at + 2]
-        best, found = stage(3, [(st, s, best[2], best[3]) for st in grid["structure"] for s in near])
+        best, found = stage(3, [(st, s, best[2], best[3]) for st in grid["structure"] for s in near],
+                            pool.labels[found[1]])
     labels, rows_used, parsed_used = pool.labels[found[1]], (rows if len(Xs) < N else None), None
     if len(Xs) < N and len(grid["structure"]) > 1:
         checked = _check_structure(X, likelihood, best, results, rng, workers, prior_for, rows_out,

@@ -377,3 +377,45 @@ def test_a_mostly_empty_column_stays_out_of_the_correlated_block(monkeypatch):
     assert model.likelihood_.set_index("column").loc["n", "family"] == "normal_gamma"
     monkeypatch.setattr(auto, "MIN_JOINT_OBSERVED", 0.0)  # the column in the block again
     assert fit().n_components_ > 3
+
+
+def test_after_stage_one_the_incumbent_partition_replaces_the_fine_start(monkeypatch):
+    """Stage 1 runs every candidate from the over-segmented start; stages 2 and 3 run from the
+    best partition found so far instead (selection.auto._choose), and the choice is never
+    worse by the joint than that partition under the chosen candidate."""
+    import mapdp_core.selection.auto as auto
+    import mapdp_core.engine.sweeps as sweeps
+
+    rng = np.random.default_rng(4)
+    X = pd.DataFrame(np.r_[rng.normal(0, 1, (60, 2)), rng.normal(5, 1, (60, 2)), rng.normal((0, 6), 1, (60, 2))],
+                     columns=["a", "b"])
+    a = auto_likelihood(X)
+    seen = []
+    real_last_state = sweeps.last_state
+
+    def recording(parsed, N0, random_state, init=None, **kw):
+        seen.append(None if init is None else np.asarray(init).copy())
+        return real_last_state(parsed, N0, random_state, init, **kw)
+
+    fines = []
+    real_fine = auto._oversegmented
+
+    def fine_start(view, seed):
+        fines.append(real_fine(view, seed))
+        return fines[-1]
+
+    monkeypatch.setattr(sweeps, "last_state", recording)
+    monkeypatch.setattr(auto, "_oversegmented", fine_start)
+    choice = auto.choose_hyperparameters(a.X, a.likelihood, allow_joint=True, random_state=0)
+    table = choice.table
+    (fine,) = fines
+    inits = [s for s in seen if s is not None]
+    n_stage1 = int((table["stage"] == 1).sum())
+    assert n_stage1 and (table["stage"] > 1).any()
+    # every init after stage 1's runs: none is the fine start, and some are an incumbent partition
+    firsts = [k for k, s in enumerate(inits) if np.array_equal(s, fine)]
+    assert firsts, "stage 1 starts from the over-segmented partition"
+    later = inits[max(firsts) + 1:]
+    assert later and not any(np.array_equal(s, fine) for s in later)
+    stage1_best = table[table["stage"] == 1]["evidence"].min()
+    assert choice.neg_log_joint <= stage1_best + 1e-9
