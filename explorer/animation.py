@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import weakref
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -16,12 +17,19 @@ from mapdp_core.evaluation.metrics import codes, match_labels
 from explorer.runner import Run, _scores, fitted_model
 
 __all__ = ["Frames", "animation_frames", "objective_note", "MAX_FRAMES", "ENDINGS", "ending", "step_word", "frame_label", "summary_rows",
-           "merged_groups", "groups_text", "SWEEP_STEPS", "SweepStepFrames", "sweep_step_frames"]
+           "merged_groups", "groups_text", "SWEEP_STEPS", "SweepStepFrames", "sweep_step_frames", "PLAY_POINTS",
+           "play_rows", "frames_of_rows"]
 
 #: Most frames kept per algorithm for an animation (evenly thinned beyond, first and last kept;
 #: each panel's title gives its own step number). Every frame costs a redraw; the browser test
 #: times the slider against the frame count (commit 4aad77c measured 60 against 20 frames).
 MAX_FRAMES = 20
+
+
+#: Points drawn in each panel while the animation plays (issue 43): the browser draws every panel anew
+#: at every frame: in Chromium on this 2-core machine (load 4-5, side by side) a frame of Play took 0.63-1.10 s
+#: with 4 000 points, 0.56-0.79 s with 1 000 (0.66-0.74 s with 500).
+PLAY_POINTS = 1000
 
 
 @dataclass(frozen=True, eq=False)
@@ -429,3 +437,23 @@ def sweep_step_frames(steps: list, sample: np.ndarray, reference: np.ndarray | N
         first = step.visited + 1
     return SweepStepFrames(colours=colours, visited=shown_step[None, :] <= index, current=shown_step[None, :] == index,
                            captions=captions)
+
+
+def play_rows(coords: np.ndarray, most: int = PLAY_POINTS, seed: int = 0) -> np.ndarray | None:
+    """Which of the displayed rows (positions in ``coords``, sorted) the animation draws while it
+    plays: None (every one) for at most ``most`` rows, else a uniform sample of ``most`` that keeps
+    the lowest and highest point of each axis, so that the view Plotly fits to the points stays."""
+    coords = np.asarray(coords)
+    n = len(coords)
+    if n <= most:
+        return None
+    ends = np.unique([f(coords[:, j]) for j in range(min(coords.shape[1], 2)) for f in (np.argmin, np.argmax)])
+    rest = np.setdiff1d(np.arange(n), ends)
+    drawn = np.random.default_rng(seed).choice(rest, size=max(most - len(ends), 0), replace=False)
+    return np.sort(np.concatenate([ends, drawn]))
+
+
+def frames_of_rows(frames: Frames, rows: np.ndarray) -> Frames:
+    """``frames`` with the colours of the displayed rows at positions ``rows`` only (what
+    :func:`play_rows` keeps); everything else (titles, scores, ellipses from all rows) as it is."""
+    return dataclasses.replace(frames, colours=[[c[rows] for c in per] for per in frames.colours])

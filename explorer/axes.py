@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["view_range", "outside_view", "log_axis"]
+__all__ = ["view_range", "view_of", "marker_size", "outside_view", "log_axis"]
 
 
 def view_range(values, tail: float = 0.005, pad: float = 0.08) -> list | None:
@@ -22,6 +22,18 @@ def view_range(values, tail: float = 0.005, pad: float = 0.08) -> list | None:
     if not span > 0 or v.max() - v.min() <= 1.5 * (1 + 2 * pad) * span:
         return None
     return [float(lo - pad * span), float(hi + pad * span)]
+
+
+def view_of(coords) -> tuple:
+    """The (x, y) ranges :func:`view_range` gives the points ``coords`` (N x 2) as a figure draws them
+    (float32): a figure drawing only some of them (an animation while it plays) keeps this view."""
+    xy = np.asarray(coords).astype(np.float32)
+    return view_range(xy[:, 0]), view_range(xy[:, 1])
+
+
+def marker_size(n: int) -> int:
+    """The points' size in a scatter of ``n`` points: smaller as they crowd."""
+    return 6 if n <= 1000 else 4 if n <= 5000 else 3
 
 
 def outside_view(coords) -> int:

@@ -15,7 +15,7 @@ import math
 import re
 
 from explorer.animation import Frames, frame_state, step_word
-from explorer.axes import log_axis, outside_view, view_range  # noqa: F401 (figures' names too)
+from explorer.axes import log_axis, marker_size, outside_view, view_of, view_range  # noqa: F401 (figures' names too)
 
 __all__ = ["PALETTE", "UNVISITED", "UNVISITED_LABEL", "colour_index", "animation_figure", "trace_figure",
            "scatter_figure", "bic_figure", "n0_figure", "cv_figure", "heatmap_figure", "sequence_figure",
@@ -196,7 +196,7 @@ def _grid(n_panels: int) -> tuple[int, int]:
 def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int | None = None,
                      point_size: float | None = None, height: int = 480, show_ellipses: bool = True,
                      settings: dict | None = None, controls: bool = True, truth: tuple | None = None,
-                     rows: np.ndarray | None = None) -> go.Figure:
+                     rows: np.ndarray | None = None, view: tuple | None = None) -> go.Figure:
     """The algorithms side by side, one frame per step, with play/pause and a frame slider.
 
     Parameters
@@ -232,6 +232,9 @@ def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int 
     rows : ndarray (n,), optional
         The table row of each displayed point: hovering a point says its row (and, in the truth
         panel, its true group), so that a point can be found in the data.
+    view : (x range, y range), optional
+        The view (:func:`explorer.axes.view_of` of every displayed row; None: from ``coords``), kept by
+        a figure of only some of the rows (the animation while it plays).
 
     Notes
     -----
@@ -243,7 +246,7 @@ def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int 
     A, F = len(frames.algorithms), frames.n_frames
     start = F - 1 if start is None else int(np.clip(start, 0, F - 1))
     n = coords.shape[0]
-    size = point_size or (6 if n <= 1000 else 4 if n <= 5000 else 3)
+    size = point_size or marker_size(n)
     panels = A + (truth is not None)
     row_of_point = rows
     hover = ({"customdata": np.asarray(row_of_point), "hovertemplate": "row %{customdata}<extra>%{fullData.name}</extra>"}
@@ -297,10 +300,10 @@ def animation_figure(frames: Frames, coords: np.ndarray, axis_names, start: int 
     _shared_axes(fig, axis_names, rows, cols, panels)
     # a few far outliers (PLOS 5.3's pairs) squeezed the clusters into one blob: the view is the bulk
     # of the points; the toolbar's autoscale shows every point (issue 43)
-    for axis, values in (("x", x), ("y", y)):
-        view = view_range(values)
-        if view is not None:
-            (fig.update_xaxes if axis == "x" else fig.update_yaxes)(range=view, row=1, col=1)
+    for j, (axis, values) in enumerate((("x", x), ("y", y))):
+        shown = view_range(values) if view is None else view[j]
+        if shown is not None:
+            (fig.update_xaxes if axis == "x" else fig.update_yaxes)(range=shown, row=1, col=1)
     if not controls:
         return go.Figure(data=fig.data, layout=fig.layout, _validate=False)
     # The frames are plain dicts of the same few keys, added without plotly's validation:

@@ -537,12 +537,27 @@ with right:
 
     settings = {name: controls.caption(registry.algorithm(name), chosen_params[name]) for name in algorithms}
 
+    # while playing, fewer points in each panel, in the same view and at the same size (issue 43: the browser
+    # draws every panel anew at each frame); None: few enough to draw them all
+    playing_rows = animation.play_rows(shown_coords, seed=int(seed))
+
     def draw(frame: int) -> None:
-        fig = common.built("animation_figure", (drawn_from, frame, ellipses, show_truth, repr(sorted(settings.items()))),
-                           lambda: figures.animation_figure(frames, shown_coords, axis_names, start=frame,
-                                                            show_ellipses=ellipses, settings=settings, controls=False,
-                                                            truth=truth_panel, rows=sample), shareable)
+        key = (drawn_from, frame, ellipses, show_truth, repr(sorted(settings.items())))
+        thin = player.playing() and playing_rows is not None
+        if thin:
+            fig = common.built("play_figure", key, lambda: figures.animation_figure(
+                animation.frames_of_rows(frames, playing_rows), shown_coords[playing_rows], axis_names, start=frame,
+                point_size=figures.marker_size(len(sample)), show_ellipses=ellipses, settings=settings, controls=False,
+                truth=None if truth_panel is None else (truth_panel[0][playing_rows], truth_panel[1]),
+                rows=sample[playing_rows], view=figures.view_of(shown_coords)), shareable)
+        else:
+            fig = common.built("animation_figure", key, lambda: figures.animation_figure(
+                frames, shown_coords, axis_names, start=frame, show_ellipses=ellipses, settings=settings,
+                controls=False, truth=truth_panel, rows=sample), shareable)
         st.plotly_chart(fig, width="stretch", key="animation", config=common.chart_config("mapdp_explore"))
+        if thin:
+            st.caption(f"While playing, {len(playing_rows):,} of the {len(sample):,} points shown are drawn in each "
+                       "panel, so that the frames keep pace; Pause, or the last frame, draws them all.")
         if not player.playing():  # a reload or a shared link comes back to this frame (issue 43); not at every
             common.keep_in_address_bar(choice, frame)  # tick of Play: the browser may add each address to its history
 
