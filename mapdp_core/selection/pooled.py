@@ -13,7 +13,7 @@ eqs 11-12, in the order :meth:`~mapdp_core.engine.model_data.ModelData.neg_log_j
 terms, so that a value is the one a fit would report).
 
 The loads are most of a search's work on small mixed tables (on the 418 rows of
-primary_biliary_cholangitis, 6 455 of them took 3.3 of its 8.7 seconds); those of different
+primary_biliary_cholangitis, 6 455 of them took 3.3 of the 10.2 seconds of a profiled fit); those of different
 prior settings use statistics of their own, so :meth:`PartitionPool.load` runs one prior setting
 per thread (the kernels release the GIL), with the same numbers as one after the other.
 """
