@@ -454,14 +454,15 @@ def _shareable(value) -> bool:
     return not getattr(value, "stopped", False)  # a run cut short by a time limit or Stop stays in its session
 
 
-def _remember(key: tuple, compute: Callable):
+def _remember(key: tuple, compute: Callable, shareable: bool = True):
     """``compute()`` once per ``key`` (whose first item is the data set's key) in this session; on
-    public data once per server (:mod:`explorer.shared_runs`), every session reusing it."""
+    public data, when ``shareable``, once per server (:mod:`explorer.shared_runs`), every session
+    reusing it."""
     runs: OrderedDict = st.session_state.setdefault("runs", OrderedDict())
     if key in runs:
         runs.move_to_end(key)
         return runs[key]
-    if shared_runs.is_public(key[0]):
+    if shareable and shared_runs.is_public(key[0]):
         value = shared_runs.SERVER.get_or_compute(key, compute, keep=_shareable, wait=_wait_for_other_session)
     else:
         value = compute()
@@ -472,9 +473,11 @@ def _remember(key: tuple, compute: Callable):
 
 
 def cached(kind: str, params: dict, compute: Callable):
-    """``compute()`` once per (data set, kind, parameters) in this session."""
+    """``compute()`` once per (data set, kind, parameters) in this session, and on public data once
+    per server (:func:`_remember`) unless ``params`` are those of a run cut short
+    (:func:`fitted_mapdp`), whose results never leave the session."""
     d = data()
-    return _remember((d.key, kind, tuple(sorted(params.items()))), compute)
+    return _remember((d.key, kind, tuple(sorted(params.items()))), compute, not params.get("cut_short", False))
 
 
 def built(kind: str, key: tuple, build: Callable, shareable: bool = True):
@@ -635,6 +638,8 @@ def fitted_mapdp():
     d, params = data(), mapdp_params()
     try:
         result = mapdp_run()
+        if result.stopped:  # cut short (time limit): the run stays in its session (_shareable), and so
+            params = {**params, "cut_short": True}  # do its model and all that pages read from it (cached)
         return params, result, cached("model", params, lambda: runner.fitted_model(d, result))
     except ValueError as exc:
         plain_error(exc, "MAP-DP could not be fitted")

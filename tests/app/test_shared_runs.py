@@ -296,3 +296,25 @@ def test_a_run_interrupted_mid_way_frees_its_place_and_its_key_for_the_next_stud
     other.start()
     other.join(10)
     assert done == ["run"] and store.computed == 1
+
+
+def test_a_model_fitted_from_a_run_cut_short_stays_in_its_session(monkeypatch):
+    """A run cut short (time limit or Stop) stays in its session, and so does the model fitted from
+    it: another session on the same public data must never get a model of a run it did not see end."""
+    import dataclasses
+
+    d = sources.scenario_data("5.2", n=300, seed=0)
+    shared_runs.mark_public(d.key)
+    real = runner.run
+
+    def cut_short(data, name, *args, **kwargs):
+        return dataclasses.replace(real(data, name, *args, **kwargs), stopped=True)
+
+    monkeypatch.setattr(runner, "run", cut_short)
+    at = _explore(d)
+    at.switch_page("pages/predict.py").run()  # a page that fits MAP-DP from the run shown
+    kinds = {k[1] for k in at.session_state["runs"].keys()}
+    assert "model" in kinds, kinds  # the page fitted a model
+    shared = [k for k in shared_runs.SERVER.keys() if k[0] == d.key]
+    assert not any(k[1] == "model" for k in shared), shared
+    assert not any("cut_short" in repr(k) for k in shared), shared  # nor anything read from that model
