@@ -43,8 +43,9 @@ Tables (each a record: name, group, features DataFrame X, true labels y):
   issue 41's defaults: ``benchmarks/results/defaults-2026-11-29-heldout7.txt``), in the group
   ``held-out 7``. Without the flag its tables are neither read nor scored (one line says so).
 * only with ``--unseal-heldout8``: the eighth set, ``benchmarks/data/heldout8/*.csv`` (15 tables,
-  written 2026-12-07 with no clustering method fitted to them; sealed), in the group ``held-out 8``.
-  Without the flag its tables are neither read nor scored (one line says so).
+  written 2026-12-07 with no clustering method fitted to them; read once that day, judging issue
+  41's search change: ``benchmarks/results/defaults-2026-12-07-issue41.txt``), in the group
+  ``held-out 8``. Without the flag its tables are neither read nor scored (one line says so).
 
 Each table's group is ``tuning`` if its name is in ``TUNING`` (the tables one may look at
 while changing defaults: the 18 shipped data sets, the EJS sets and the PLOS scenarios, 24 in
@@ -53,8 +54,8 @@ all), ``held-out 2`` for the second set, ``held-out 3`` for the third, ``held-ou
 otherwise: the first set and any data set shipped later (issue 24; written by
 ``scripts/build_heldout_tables.py``, provenance in each folder's README). Set 1's scores were
 read on 2026-11-25, set 2's and set 3's on 2026-11-26 and set 4's, set 5's and set 6's on 2026-11-27, so
-none judges a default changed after that; set 7's were read on 2026-11-29 (issue 41); set 8
-(written 2026-12-07) is sealed, for the next change.
+none judges a default changed after that; set 7's were read on 2026-11-29 (issue 41) and set 8's on
+2026-12-07 (issue 41's search change): a fresh set is due for the next change.
 
 Methods:
 
@@ -261,7 +262,7 @@ SEALED_SETS = {
     5: (HELDOUT5_DIR, HELDOUT5, "written 2026-11-27; scores read 2026-11-27"),
     6: (HELDOUT6_DIR, HELDOUT6, "written 2026-11-27; scores read 2026-11-27"),
     7: (HELDOUT7_DIR, HELDOUT7, "written 2026-11-27; scores read 2026-11-29"),
-    8: (HELDOUT8_DIR, HELDOUT8, "written 2026-12-07; sealed, never read"),
+    8: (HELDOUT8_DIR, HELDOUT8, "written 2026-12-07; scores read 2026-12-07"),
 }
 
 
