@@ -672,8 +672,8 @@ def show_k_evidence(page: str) -> None:
                    "the partition's −ln p(X, z) lies above the fit's: exp(−nats) is its posterior odds against the "
                    "fit. Above 3 nats (odds 1 : 20) is much less probable, above 5 (1 : 150) far less (Kass & "
                    "Raftery 1995). These are odds between partitions, not a probability of each K.")
-        st.plotly_chart(built("k_evidence_figure", tuple(sorted(params.items())), lambda: figures.k_evidence_figure(table)),
-                        width="stretch", key=f"{page}_k_evidence",
+        st.plotly_chart(built("k_evidence_figure", tuple(sorted(params.items())), lambda: figures.k_evidence_figure(table),
+                              not params.get("cut_short", False)), width="stretch", key=f"{page}_k_evidence",
                         config=chart_config("k_evidence"))
         shown = table.drop(columns="fitted").round(3).rename(columns={"K": "clusters"})
         shown.attrs = {}  # the partitions stay out of the page
@@ -719,8 +719,8 @@ def show_row_decision(page: str) -> None:
                     + (" These are MAP-DP's components, before any grouping into clusters."
                        if len(getattr(model, "merges_", ())) else ""))
         st.plotly_chart(built("row_costs_figure", tuple(sorted({**params, "row": int(row)}.items())),
-                              lambda: figures.row_costs_figure(costs)), width="stretch", key=f"{page}_row_costs",
-                        config=chart_config("row_decision"))
+                              lambda: figures.row_costs_figure(costs), not params.get("cut_short", False)),
+                        width="stretch", key=f"{page}_row_costs", config=chart_config("row_decision"))
 
 
 def plain_error(exc: Exception, what: str = "That did not work") -> None:

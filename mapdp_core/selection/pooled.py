@@ -62,8 +62,7 @@ class PartitionPool:
             for key in keys:
                 if (key, cand) not in self._joints and (key, prior) not in self._likelihoods:
                     todo.setdefault(prior, {})[key] = None
-                    if prior not in self._models:
-                        self._models[prior] = ModelData(self.parsed_for(cand))
+                    self._model(cand)  # built here, before the threads
         if not todo:
             return
         priors = list(todo)
@@ -71,6 +70,13 @@ class PartitionPool:
                                                   workers)):
             for key, value in zip(todo[prior], values):
                 self._likelihoods[(key, prior)] = value
+
+    def _model(self, candidate) -> ModelData:
+        """The statistics of ``candidate``'s prior setting, built once."""
+        prior = candidate[:3]
+        if prior not in self._models:
+            self._models[prior] = ModelData(self.parsed_for(candidate))
+        return self._models[prior]
 
     def _likelihood(self, key: bytes, prior) -> tuple:
         model = self._models[prior]
@@ -82,8 +88,7 @@ class PartitionPool:
         if (key, candidate) not in self._joints:
             prior = candidate[:3]
             if (key, prior) not in self._likelihoods:
-                if prior not in self._models:
-                    self._models[prior] = ModelData(self.parsed_for(candidate))
+                self._model(candidate)
                 self._likelihoods[(key, prior)] = self._likelihood(key, prior)
             sizes, log_ml, constants = self._likelihoods[(key, prior)]
             log_crp = as_partition_prior(candidate[3]).log_prob(sizes, len(self.labels[key]))

@@ -318,3 +318,6 @@ def test_a_model_fitted_from_a_run_cut_short_stays_in_its_session(monkeypatch):
     shared = [k for k in shared_runs.SERVER.keys() if k[0] == d.key]
     assert not any(k[1] == "model" for k in shared), shared
     assert not any("cut_short" in repr(k) for k in shared), shared  # nor anything read from that model
+    at.switch_page("pages/tune.py").run()  # K's evidence drawn from that model: its figure stays here too
+    assert any(k[1] == "k_evidence_figure" and "cut_short" in repr(k) for k in at.session_state["figures"])
+    assert not any("cut_short" in repr(k) for k in shared_runs.FIGURES.keys())
