@@ -147,8 +147,14 @@ class RunSlots:
     """A bounded pool of places for runs on this server, first come first served (issue 43, item 2):
     at most ``slots`` runs compute at once (each in its own session's thread; the kernels release
     the GIL), the others wait in order, told how many runs are ahead and about how long the wait is
-    (from the runs' own estimates). One session runs one script at a time, so it holds at most one
-    place: a heavy run takes one place, never the whole server."""
+    (from the runs' own estimates). One session runs one script at a time (Streamlit interrupts
+    that thread for a rerun or Stop, never starts a second beside it), and a page takes a place for
+    each run separately, so a session holds at most one ticket: a heavy run takes one place, never
+    the whole server, and a session's next run joins the line behind every run already waiting, so
+    first come first served across tickets is round robin across sessions, run by run
+    (``tests/app/test_run_slots_fair.py``). A run holds its place until it ends, its time limit
+    passes or Stop (or a closed tab) interrupts it at its next step; a wait interrupted so gives
+    its ticket up at once."""
 
     def __init__(self, slots: int):
         self.slots = max(1, int(slots))
