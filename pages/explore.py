@@ -4,7 +4,7 @@ import time
 import streamlit as st
 
 from mapdp_core import n0_for_expected_clusters
-from explorer import animation, figures, report, runner, sharing, sources
+from explorer import animation, figures, playback, report, runner, sharing, sources
 from mapdp_core.models import registry
 from mapdp_core.evaluation.explain import describe_priors
 from mapdp_core.selection.priors import SCALED_FAMILIES, expected_clusters, scaled_prior
@@ -541,20 +541,35 @@ with right:
     # draws every panel anew at each frame); None: few enough to draw them all
     playing_rows = animation.play_rows(shown_coords, seed=int(seed))
 
+    def play_in_browser(start: int) -> dict:
+        """Every frame at once, for the browser to play in place (ui.player, issue 43)."""
+        key = (drawn_from, start, ellipses, show_truth, repr(sorted(settings.items())))
+        rows = playing_rows if playing_rows is not None else slice(None)
+        return common.built("browser_frames", key, lambda: playback.browser_frames(
+            animation.frames_of_rows(frames, playing_rows) if playing_rows is not None else frames,
+            shown_coords[rows], axis_names, start, point_size=figures.marker_size(len(sample)),
+            show_ellipses=ellipses, settings=settings,
+            truth=None if truth_panel is None else (truth_panel[0][rows], truth_panel[1]), rows=sample[rows],
+            view=figures.view_of(shown_coords)), shareable)
+
     def draw(frame: int) -> None:
         key = (drawn_from, frame, ellipses, show_truth, repr(sorted(settings.items())))
         thin = player.playing() and playing_rows is not None
-        if thin:
-            fig = common.built("play_figure", key, lambda: figures.animation_figure(
-                animation.frames_of_rows(frames, playing_rows), shown_coords[playing_rows], axis_names, start=frame,
-                point_size=figures.marker_size(len(sample)), show_ellipses=ellipses, settings=settings, controls=False,
-                truth=None if truth_panel is None else (truth_panel[0][playing_rows], truth_panel[1]),
-                rows=sample[playing_rows], view=figures.view_of(shown_coords)), shareable)
+        if player.browser_plays():  # the browser plays the frames in place (ui.player)
+            player.browser_chart(play_in_browser, config=common.chart_config("mapdp_explore"))
         else:
-            fig = common.built("animation_figure", key, lambda: figures.animation_figure(
-                frames, shown_coords, axis_names, start=frame, show_ellipses=ellipses, settings=settings,
-                controls=False, truth=truth_panel, rows=sample), shareable)
-        st.plotly_chart(fig, width="stretch", key="animation", config=common.chart_config("mapdp_explore"))
+            if thin:
+                fig = common.built("play_figure", key, lambda: figures.animation_figure(
+                    animation.frames_of_rows(frames, playing_rows), shown_coords[playing_rows], axis_names,
+                    start=frame, point_size=figures.marker_size(len(sample)), show_ellipses=ellipses,
+                    settings=settings, controls=False,
+                    truth=None if truth_panel is None else (truth_panel[0][playing_rows], truth_panel[1]),
+                    rows=sample[playing_rows], view=figures.view_of(shown_coords)), shareable)
+            else:
+                fig = common.built("animation_figure", key, lambda: figures.animation_figure(
+                    frames, shown_coords, axis_names, start=frame, show_ellipses=ellipses, settings=settings,
+                    controls=False, truth=truth_panel, rows=sample), shareable)
+            st.plotly_chart(fig, width="stretch", key="animation", config=common.chart_config("mapdp_explore"))
         if thin:
             st.caption(f"While playing, {len(playing_rows):,} of the {len(sample):,} points shown are drawn in each "
                        "panel, so that the frames keep pace; Pause, or the last frame, draws them all.")
@@ -563,7 +578,7 @@ with right:
 
     with drawn_early["slot"].container() if drawn_early else chart_area:
         # one position for First, Back, Play, Step, Last and the slider (issue 27): ui.player
-        player.player(frames.n_frames, results, draw, lambda f: animation.frame_label(frames, f))
+        player.player(frames.n_frames, results, draw, lambda f: animation.frame_label(frames, f), in_browser="animation")
     for note in notes:
         st.caption(note)  # the app's own sentences (algorithm names, counts, settings): no user text
 

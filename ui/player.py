@@ -15,18 +15,34 @@ alone (the chart and its controls, not the page).
 
 Every run of the fragment while playing counts as one tick, except the run of the Play click
 itself; a headless test plays by running the page again (``AppTest.run``) once per frame.
+
+**Playing in the browser** (issue 43: a new chart drawn from scratch at every tick kept Play under
+two frames a second). A page whose chart can play in the browser says so (``player(...,
+in_browser=True)``) and, while :func:`browser_plays`, draws :func:`browser_chart` instead of its
+chart: a small component (``ui/play_component/player.js``) that gets the frames once, draws the first
+and restyles the same chart in place for the next ones, reporting each frame it has drawn. Each
+report moves the position here (the slider, the caption and the buttons follow it), so Pause, Back,
+Step or the slider stop on the frame on screen; the last frame ends playback as before. The browser
+plays only after the component said it can (a probe beside the buttons loads plotly.js, from the
+installed plotly package, and says "ready"); until then, and in a headless test, which runs no
+JavaScript, Play ticks on the server as above.
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import streamlit as st
 
-__all__ = ["PLAY_DELAY", "Keys", "player", "position", "playing"]
+__all__ = ["PLAY_DELAY", "BROWSER_DELAY", "Keys", "player", "position", "playing", "browser_plays", "browser_chart"]
 
-#: Seconds between frames while playing.
+#: Seconds between frames while playing (on the server: a headless test, or a browser not ready yet).
 PLAY_DELAY = 0.5
+#: Seconds between frames while the browser plays (each frame is a restyle of the same chart there).
+BROWSER_DELAY = 0.4
+_SCRIPT = (Path(__file__).parent / "play_component" / "player.js").read_text(encoding="utf-8")
 
 
 @dataclass(frozen=True)
@@ -72,6 +88,22 @@ class Keys:
     def button(self, name: str) -> str:
         return f"{self.prefix}_{name}"
 
+    @property
+    def browser(self) -> str:  # True once this session's browser said it can play (the probe's "ready")
+        return f"{self.prefix}_browser_ready"
+
+    @property
+    def token(self) -> str:  # which press of Play the browser plays (its reports name it)
+        return f"{self.prefix}_browser_token"
+
+    @property
+    def plays(self) -> str:
+        return f"{self.prefix}_plays"
+
+    @property
+    def sent(self) -> str:  # the token whose frames the browser has: later runs send it alone
+        return f"{self.prefix}_browser_sent"
+
 
 def position(keys: Keys = Keys()) -> int:
     """The frame shown (0-based)."""
@@ -80,6 +112,69 @@ def position(keys: Keys = Keys()) -> int:
 
 def playing(keys: Keys = Keys()) -> bool:
     return bool(st.session_state.get(keys.playing, False))
+
+
+def browser_plays(keys: Keys = Keys()) -> bool:
+    """Playing, and in the browser: the page draws :func:`browser_chart` instead of its chart."""
+    ss = st.session_state
+    return bool(ss.get(keys.playing)) and bool(ss.get(keys.browser)) and keys.token in ss
+
+
+def _component():
+    from streamlit.components.v2 import component
+    return component("mapdp_explorer.player", js=_SCRIPT, isolate_styles=False)
+
+
+def _plotly_url() -> str:
+    """Where the browser fetches plotly.js: the installed plotly package's own file, served by this
+    Streamlit server as a (never drawn) component's folder; nothing from outside."""
+    import plotly
+    from streamlit.components.v1 import declare_component
+    served = declare_component("plotlyjs", path=os.path.join(os.path.dirname(plotly.__file__), "package_data"))
+    base = (st.get_option("server.baseUrlPath") or "").strip("/")
+    return f"{'/' + base if base else ''}/component/{served.name}/plotly.min.js"
+
+
+def _shown(keys: Keys, widget: str):
+    """A report of the browser: the frame it has drawn (``{token, frame}``) becomes the position."""
+    def callback():
+        ss = st.session_state
+        said = (ss.get(widget) or {}).get("shown") or {}
+        if not ss.get(keys.playing) or said.get("token") != ss.get(keys.token):
+            return  # an earlier Play's report, or one sent after Pause: the position stays
+        if said.get("lost"):
+            ss.pop(keys.sent, None)  # the browser has not got the frames: the next run sends them
+            return
+        frame = int(said.get("frame", -1))
+        if 0 <= frame <= int(ss.get(keys.last, 0)) and frame != int(ss.get(keys.position, -1)):
+            _moved(keys, frame)
+        ss[keys.drawn] = int(ss.get(keys.position, 0))
+        ss[keys.sent] = said.get("token")
+        if said.get("failed"):  # it could not draw: stop here; Play again plays on the server
+            ss[keys.browser] = False
+            ss[keys.playing] = False
+    return callback
+
+
+def _ready(keys: Keys, widget: str):
+    def callback():
+        if ((st.session_state.get(widget) or {}).get("ready")):
+            st.session_state[keys.browser] = True
+    return callback
+
+
+def browser_chart(build: Callable[[int], dict], keys: Keys = Keys(), config: dict | None = None) -> None:
+    """The chart while the browser plays: ``build(start)`` gives :func:`explorer.playback.browser_frames`'
+    payload, sent once per press of Play; the runs its reports cause send the token alone."""
+    ss = st.session_state
+    token = ss[keys.token]
+    data = {"mode": "play", "token": token}
+    if ss.get(keys.sent) != token:
+        start = int(ss[keys.position])
+        data.update(build(start), start=start, delay_ms=int(BROWSER_DELAY * 1000), plotly=_plotly_url(),
+                    config=config or {})
+    widget = f"{keys.prefix}_browser_chart"
+    _component()(key=widget, data=data, on_shown_change=_shown(keys, widget))
 
 
 def _moved(keys: Keys, frame: int) -> None:
@@ -133,6 +228,9 @@ def _play_or_pause(keys: Keys, pause: bool):
             last = int(ss.get(keys.last, 0))
             ss[keys.playing] = True
             ss[keys.fresh] = True
+            ss[keys.plays] = int(ss.get(keys.plays, 0)) + 1
+            ss[keys.token] = f"{keys.prefix}:{ss[keys.plays]}"  # the browser's reports name this press
+            ss.pop(keys.sent, None)
             if int(ss.get(keys.position, last)) >= last:  # at the end: play it again from the start
                 _moved(keys, 0)
         st.rerun()  # the whole page: the fragment's timer starts or stops
@@ -140,7 +238,7 @@ def _play_or_pause(keys: Keys, pause: bool):
 
 
 def player(n_frames: int, results, draw: Callable[[int], None], describe: Callable[[int], str] | None = None,
-           keys: Keys = Keys(), delay: float = PLAY_DELAY, unit: str = "Frame") -> None:
+           keys: Keys = Keys(), delay: float = PLAY_DELAY, unit: str = "Frame", in_browser: str | None = None) -> None:
     """Draw an animation's frame (``draw(frame)``) with its controls below it, all sharing one position.
 
     ``results`` identifies what the frames show: the first results open on their last frame (where
@@ -148,6 +246,9 @@ def player(n_frames: int, results, draw: Callable[[int], None], describe: Callab
     at the end it stays at the end) and Play stops. ``describe(frame)`` is a caption under the
     controls (each algorithm's own step). Call it where the chart belongs; it draws inside a
     fragment, so a frame change reruns only the chart and its controls.
+
+    ``in_browser``: the key of ``draw``'s chart, when ``draw`` draws :func:`browser_chart` while
+    :func:`browser_plays` (the browser then plays, with the theme of that chart at rest).
     """
     ss = st.session_state
     last = max(int(n_frames) - 1, 0)
@@ -170,9 +271,11 @@ def player(n_frames: int, results, draw: Callable[[int], None], describe: Callab
     if last == 0:
         ss[keys.playing] = False
 
-    @st.fragment(run_every=delay if ss.get(keys.playing) else None)
+    in_the_browser = browser_plays(keys)
+
+    @st.fragment(run_every=delay if ss.get(keys.playing) and not in_the_browser else None)
     def panel():
-        if ss.get(keys.playing) and not ss.pop(keys.fresh, False):
+        if ss.get(keys.playing) and not browser_plays(keys) and not ss.pop(keys.fresh, False):
             # one tick: the frame after the one last drawn whole (a tick that cut the previous run
             # short, before its frame was drawn, skips no frame)
             _moved(keys, min(int(ss.get(keys.drawn, ss[keys.position])) + 1, last))
@@ -202,6 +305,12 @@ def player(n_frames: int, results, draw: Callable[[int], None], describe: Callab
                        on_click=_move(keys, lambda p, n: p + 1), help="On one frame")
             row.button("Last", icon=":material/last_page:", key=keys.button("last"),
                        on_click=_move(keys, lambda p, n: n), help="The last frame, where the runs ended")
+            if in_browser and not ss.get(keys.playing):  # can this browser play? (draws nothing)
+                probe = f"{keys.prefix}_browser_probe"
+                with row:
+                    _component()(key=probe, width="content", on_ready_change=_ready(keys, probe),
+                                 data={"mode": "probe", "plotly": _plotly_url(), "chart": in_browser,
+                                       "ready": bool(ss.get(keys.browser))})
         if describe is not None:
             st.caption(describe(frame))
         if ss.get(keys.playing) and frame >= last:
