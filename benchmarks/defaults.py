@@ -46,16 +46,20 @@ Tables (each a record: name, group, features DataFrame X, true labels y):
   written 2026-12-07 with no clustering method fitted to them; read once that day, judging issue
   41's search change: ``benchmarks/results/defaults-2026-12-07-issue41.txt``), in the group
   ``held-out 8``. Without the flag its tables are neither read nor scored (one line says so).
+* only with ``--unseal-heldout9``: the ninth set, ``benchmarks/data/heldout9/*.csv`` (15 tables,
+  written 2026-12-07 with no clustering method, classifier or other model fitted to them; sealed:
+  not yet read), in the group ``held-out 9``. Without the flag its tables are neither read nor
+  scored (one line says so).
 
 Each table's group is ``tuning`` if its name is in ``TUNING`` (the tables one may look at
 while changing defaults: the 18 shipped data sets, the EJS sets and the PLOS scenarios, 24 in
 all), ``held-out 2`` for the second set, ``held-out 3`` for the third, ``held-out 4`` and
-``held-out 5``, ``held-out 6``, ``held-out 7`` and ``held-out 8`` for the fourth to eighth, and ``held-out 1``
+``held-out 5``, ``held-out 6``, ``held-out 7``, ``held-out 8`` and ``held-out 9`` for the fourth to ninth, and ``held-out 1``
 otherwise: the first set and any data set shipped later (issue 24; written by
 ``scripts/build_heldout_tables.py``, provenance in each folder's README). Set 1's scores were
 read on 2026-11-25, set 2's and set 3's on 2026-11-26 and set 4's, set 5's and set 6's on 2026-11-27, so
 none judges a default changed after that; set 7's were read on 2026-11-29 (issue 41) and set 8's on
-2026-12-07 (issue 41's search change): a fresh set is due for the next change.
+2026-12-07 (issue 41's search change); set 9 (written 2026-12-07) is sealed, for the next change.
 
 Methods:
 
@@ -97,7 +101,7 @@ Run from the repository root::
     .venv/bin/python benchmarks/defaults.py [--quick] [--tables iris,wine,5.2]
         [--mapdp-kwargs '{"N0": 3.0}'] [--all-threads] [--unseal-heldout3] [--unseal-heldout4]
         [--unseal-heldout5] [--unseal-heldout6] [--unseal-heldout7]
-        [--unseal-heldout8]
+        [--unseal-heldout8] [--unseal-heldout9]
         [--out benchmarks/results/defaults-YYYY-MM-DD.txt]
 
 ``--quick`` runs iris, wine and 5.2 only.  All seeds are fixed (0).
@@ -182,6 +186,9 @@ HELDOUT7_DIR = ROOT / "benchmarks" / "data" / "heldout7"
 #: set 8, ``benchmarks/data/heldout8/`` (written 2026-12-07, no clustering method fitted to it), is
 #: sealed: it is read only with ``--unseal-heldout8``, once, to judge a default change.
 HELDOUT8_DIR = ROOT / "benchmarks" / "data" / "heldout8"
+#: set 9, ``benchmarks/data/heldout9/`` (written 2026-12-07, no clustering method fitted to it), is
+#: sealed: it is read only with ``--unseal-heldout9``, once, to judge a default change.
+HELDOUT9_DIR = ROOT / "benchmarks" / "data" / "heldout9"
 HELDOUT = {p.stem for p in HELDOUT_DIR.glob("*.csv")} if HELDOUT_DIR.is_dir() else set()
 HELDOUT2 = {p.stem for p in HELDOUT2_DIR.glob("*.csv")} if HELDOUT2_DIR.is_dir() else set()
 HELDOUT3 = {p.stem for p in HELDOUT3_DIR.glob("*.csv")} if HELDOUT3_DIR.is_dir() else set()
@@ -190,10 +197,11 @@ HELDOUT5 = {p.stem for p in HELDOUT5_DIR.glob("*.csv")} if HELDOUT5_DIR.is_dir()
 HELDOUT6 = {p.stem for p in HELDOUT6_DIR.glob("*.csv")} if HELDOUT6_DIR.is_dir() else set()
 HELDOUT7 = {p.stem for p in HELDOUT7_DIR.glob("*.csv")} if HELDOUT7_DIR.is_dir() else set()
 HELDOUT8 = {p.stem for p in HELDOUT8_DIR.glob("*.csv")} if HELDOUT8_DIR.is_dir() else set()
-UNSEEN = HELDOUT | HELDOUT2 | HELDOUT3 | HELDOUT4 | HELDOUT5 | HELDOUT6 | HELDOUT7 | HELDOUT8
+HELDOUT9 = {p.stem for p in HELDOUT9_DIR.glob("*.csv")} if HELDOUT9_DIR.is_dir() else set()
+UNSEEN = HELDOUT | HELDOUT2 | HELDOUT3 | HELDOUT4 | HELDOUT5 | HELDOUT6 | HELDOUT7 | HELDOUT8 | HELDOUT9
 #: the held-out groups, each judged on its own (targets 1, 4b and 6)
 HELDOUT_GROUPS = ("held-out 1", "held-out 2", "held-out 3", "held-out 4", "held-out 5", "held-out 6",
-                  "held-out 7", "held-out 8")
+                  "held-out 7", "held-out 8", "held-out 9")
 assert not TUNING & UNSEEN, "a table cannot be both tuning and held out"
 #: Factors by which every non-integer numeric column is multiplied to check that the partition
 #: does not depend on units: one that makes no new whole numbers, one that turns decimals into them.
@@ -207,7 +215,9 @@ TOLERANCE = 0.02                   # "at or above" allows this much
 def group_of(name: str) -> str:
     """``"tuning"`` for names in TUNING, ``"held-out 2"`` / ``"held-out 3"`` for the second and
     third held-out sets, else ``"held-out 1"`` (the first set and any data set shipped later,
-    held out automatically); ``"held-out 4"`` to ``"held-out 8"`` for the fourth to eighth sets."""
+    held out automatically); ``"held-out 4"`` to ``"held-out 9"`` for the fourth to ninth sets."""
+    if name in HELDOUT9:
+        return "held-out 9"
     if name in HELDOUT8:
         return "held-out 8"
     if name in HELDOUT7:
@@ -263,6 +273,7 @@ SEALED_SETS = {
     6: (HELDOUT6_DIR, HELDOUT6, "written 2026-11-27; scores read 2026-11-27"),
     7: (HELDOUT7_DIR, HELDOUT7, "written 2026-11-27; scores read 2026-11-29"),
     8: (HELDOUT8_DIR, HELDOUT8, "written 2026-12-07; scores read 2026-12-07"),
+    9: (HELDOUT9_DIR, HELDOUT9, "written 2026-12-07; sealed, not yet read"),
 }
 
 
@@ -298,15 +309,19 @@ def sealed_line8() -> str:
     return _sealed_line(8)
 
 
+def sealed_line9() -> str:
+    return _sealed_line(9)
+
+
 def load_tables(wanted: set[str] | None, notes: list[str], unseal_heldout3: bool = False,
                 unseal_heldout4: bool = False, unseal_heldout5: bool = False,
                 unseal_heldout6: bool = False, unseal_heldout7: bool = False,
-                unseal_heldout8: bool = False) -> list[Table]:
+                unseal_heldout8: bool = False, unseal_heldout9: bool = False) -> list[Table]:
     """Every table of the benchmark (or those named in ``wanted``), tuning group first. The
     sealed third held-out set is read only when ``unseal_heldout3`` is true, the sealed fourth
     only when ``unseal_heldout4`` is true, the fifth only when ``unseal_heldout5`` is true, the sixth
     only when ``unseal_heldout6`` is true, the seventh only when ``unseal_heldout7`` is true, the
-    eighth only when ``unseal_heldout8`` is true."""
+    eighth only when ``unseal_heldout8`` is true, the ninth only when ``unseal_heldout9`` is true."""
     tables: list[Table] = []
     shipped = list(list_datasets()["name"])
     for name in shipped:
@@ -330,7 +345,7 @@ def load_tables(wanted: set[str] | None, notes: list[str], unseal_heldout3: bool
                               f"plos_scenario(n={PLOS_N}, seed={SEED})", notes))
     folders = [(HELDOUT_DIR, HELDOUT), (HELDOUT2_DIR, HELDOUT2)]
     unsealed = {3: unseal_heldout3, 4: unseal_heldout4, 5: unseal_heldout5, 6: unseal_heldout6, 7: unseal_heldout7,
-                8: unseal_heldout8}
+                8: unseal_heldout8, 9: unseal_heldout9}
     for number, (folder, names, _when) in SEALED_SETS.items():
         if unsealed[number]:
             folders.append((folder, names))
@@ -825,6 +840,10 @@ def main(argv=None) -> int:
                     help=f"also read and score the sealed eighth held-out set (benchmarks/data/{HELDOUT8_DIR.name}/, "
                          f"{len(HELDOUT8)} tables): only to judge a default change, after which it is read and a "
                          f"fresh set is due")
+    ap.add_argument("--unseal-heldout9", action="store_true",
+                    help=f"also read and score the sealed ninth held-out set (benchmarks/data/{HELDOUT9_DIR.name}/, "
+                         f"{len(HELDOUT9)} tables): only to judge a default change, after which it is read and a "
+                         f"fresh set is due")
     ap.add_argument("--no-shared", action="store_true",
                     help="MAP-DP's search without the shared-covariance structure (issue 41's before, side by side)")
     args = ap.parse_args(argv)
@@ -848,7 +867,8 @@ def main(argv=None) -> int:
     notes: list[str] = []
     tables = load_tables(wanted, notes, unseal_heldout3=args.unseal_heldout3, unseal_heldout4=args.unseal_heldout4,
                          unseal_heldout5=args.unseal_heldout5, unseal_heldout6=args.unseal_heldout6,
-                         unseal_heldout7=args.unseal_heldout7, unseal_heldout8=args.unseal_heldout8)
+                         unseal_heldout7=args.unseal_heldout7, unseal_heldout8=args.unseal_heldout8,
+                         unseal_heldout9=args.unseal_heldout9)
     if not args.all_threads:
         from threadpoolctl import threadpool_limits
         threadpool_limits(limits=1)

