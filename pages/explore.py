@@ -39,6 +39,8 @@ SAY_ESTIMATE_ABOVE = 10.0
 DRAW_AS_READY_ABOVE = 2.0
 _nearest = controls.nearest
 #: where K-means' restarts begin: its own seeding, or rows a teacher picks on a chart (issue 27)
+#: the priors on partitions as the settings column names them (their sources are in the radio's help)
+PARTITION_LABELS = {"dp": "Dirichlet process (N0)", "mfm": "Mixture of finite mixtures"}
 KMEANS_STARTS = {"k-means++": "k-means++ (spread-out rows drawn at random)", "picked": "rows I pick on a chart"}
 
 
@@ -135,9 +137,10 @@ left, right = st.columns([1, 3], gap="medium")
 with left:
     st.subheader("Settings")
     common.init_widget("w_partition", common.partition_setting())
+    # short labels: in the narrow settings column the long one wrapped, its button between two lines
     partition = st.radio(
-        "Prior on partitions", list(runner.PARTITION_PRIORS), format_func=runner.PARTITION_PRIORS.get,
-        key="w_partition",
+        "Prior on partitions", list(runner.PARTITION_PRIORS), key="w_partition",
+        format_func=lambda p: PARTITION_LABELS.get(p, runner.PARTITION_PRIORS[p]),
         help="The papers' MAP-DP uses the Dirichlet process: a new cluster weighs like N0 rows, however many rows "
              "there are. The mixture of finite mixtures puts a prior on the number of components (geometric, mean "
              "10) and Dirichlet(1) weights on them, so a new cluster weighs less as rows are added and K does not "
