@@ -130,12 +130,31 @@ def _start_heavy(like_server: Callable | None) -> tuple[threading.Thread, dict]:
         time.sleep(0.1)
     state["computing"] = shared_runs.RUN_SLOTS.busy() > 0
     state["running"] = time.perf_counter()
+    state["threads"] = [ctx for ctx in _script_threads_of(HEAVY_MARK)]
+    state["cpu at start"] = _thread_cpu(state["threads"])
     return thread, state
+
+
+def _thread_cpu(contexts: list) -> float:
+    """CPU seconds used so far by the script threads running ``contexts`` (Linux: /proc)."""
+    total = 0.0
+    for thread in threading.enumerate():
+        from streamlit.runtime.scriptrunner_utils.script_run_context_attr import SCRIPT_RUN_CONTEXT_ATTR_NAME
+
+        if getattr(thread, SCRIPT_RUN_CONTEXT_ATTR_NAME, None) in contexts and thread.native_id:
+            try:
+                fields = Path(f"/proc/self/task/{thread.native_id}/stat").read_text().rsplit(")", 1)[1].split()
+                total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+            except (OSError, IndexError, ValueError):
+                pass
+    return total
 
 
 def _stop_heavy(thread: threading.Thread, state: dict) -> None:
     """As a closed tab: Streamlit asks the heavy session's script to stop (at its next step)."""
     state["still running at the class end"] = thread.is_alive()
+    state["cpu during class"] = _thread_cpu(state["threads"]) - state["cpu at start"]
+    state["class wall"] = time.perf_counter() - state["running"]
     for ctx in _script_threads_of(HEAVY_MARK):
         ctx.script_requests.request_stop()
     thread.join(300)
@@ -154,6 +173,8 @@ def _class(n: int, shared: bool, like_server: Callable | None = None, figures: b
 
     shared_runs.SERVER.clear()
     shared_runs.FIGURES.clear()  # each class starts as on a fresh server: no figure built before
+    if hasattr(shared_runs, "ESTIMATES"):  # nor any run timed
+        shared_runs.ESTIMATES.clear()
     real = shared_runs.mark_public
     if not shared:
         shared_runs.mark_public = lambda key, recipe=None: None  # nothing public: every session computes its own
@@ -263,7 +284,8 @@ def main(argv=None) -> int:
             notes.append(f"# heavy job beside the {r['n']}-session class: computing (a run holding a place) when the "
                          f"class started: {'yes' if h['computing'] else 'no'}, {h['running'] - h['start']:.0f} s after "
                          f"it opened; still running when the class was done: "
-                         f"{'yes' if h['still running at the class end'] else 'no'}"
+                         f"{'yes' if h['still running at the class end'] else 'no'}; its script thread used "
+                         f"{h['cpu during class']:.1f} CPU s in those {h['class wall']:.1f} s"
                          + (f"; error: {h['error']}" if "error" in h else ""))
     emit("\n".join(lines + notes), args.out)
     return 0

@@ -25,7 +25,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from contextlib import contextmanager
 
-__all__ = ["SharedResults", "SERVER", "FIGURES", "MAX_FIGURES", "mark_public", "is_public", "recipe_of", "MAX_ENTRIES", "RunSlots", "RUN_SLOTS"]
+__all__ = ["SharedResults", "SERVER", "FIGURES", "MAX_FIGURES", "ESTIMATES", "MAX_ESTIMATES", "mark_public", "is_public", "recipe_of", "MAX_ENTRIES", "RunSlots", "RUN_SLOTS"]
 
 #: How many results a server keeps (least recently used dropped first). A run of the default demo
 #: (4 000 rows, 3 restarts) holds a few MB of labels; 96 of them stay well under a GB.
@@ -119,6 +119,16 @@ MAX_FIGURES = 256
 #: changed once built: ``st.plotly_chart`` copies it). Apart from :data:`SERVER`, so that the frames
 #: of an animation played by many students never push the runs out.
 FIGURES = SharedResults(MAX_FIGURES)
+
+#: How many run-time estimates a server keeps (a small table each).
+MAX_ESTIMATES = 256
+
+#: The server's estimates of how long a run on public data takes (its first steps timed on this
+#: server, ``ui.common.run_estimate``): the same for every session, so a class opening the same demo
+#: times each algorithm once, not once per student (issue 43: thirty sessions' own probes were most
+#: of the class's CPU, 38.7 s of probing against 4.4 s of runs in one N0 step of thirty). Apart from
+#: :data:`SERVER`, so that estimates never push runs out.
+ESTIMATES = SharedResults(MAX_ESTIMATES)
 
 _PUBLIC: dict = {}  # a public data set's key -> its recipe ("scenario:5.6", "builtin:hepatitis", ...) or None
 _PUBLIC_LOCK = threading.Lock()

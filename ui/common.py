@@ -442,6 +442,14 @@ def _wait_for_other_session(event) -> None:
         note.empty()
 
 
+def _wait_quietly(event) -> None:
+    """Wait for another session's short computation (an estimate's probe) without a word on the page;
+    an empty placeholder written at every wait lets a click or a closed tab interrupt it."""
+    place = st.empty()
+    while not event.wait(0.25):
+        place.empty()
+
+
 def _busy_sentence(ahead: int, seconds: float) -> str:
     """What a page says while its run waits for a place (:data:`explorer.shared_runs.RUN_SLOTS`)."""
     queue = "it is next in line" if ahead == 0 else f"{ahead} run{'s are' if ahead > 1 else ' is'} ahead of it"
@@ -568,8 +576,14 @@ def run_estimate(kind: str, params: dict) -> float:
         kept.move_to_end(key)
     else:
         choice = auto_choice() if settings.get("start") == "search" else None
-        kept[key] = comparison.run_estimate(d, kind, settings, seed=int(settings.get("seed", 0)), choice=choice,
-                                            probe_seconds=0.5)
+
+        def probe():
+            return comparison.run_estimate(d, kind, settings, seed=int(settings.get("seed", 0)), choice=choice,
+                                           probe_seconds=0.5)
+
+        # on public data timed once per server, every session reading the same estimate (issue 43)
+        kept[key] = (shared_runs.ESTIMATES.get_or_compute(key, probe, wait=_wait_quietly)
+                     if shared_runs.is_public(d.key) else probe())
         while len(kept) > _ESTIMATES_KEPT:
             kept.popitem(last=False)
     seconds = comparison.expected_seconds(kept[key], restarts, None if budget is None else float(budget))

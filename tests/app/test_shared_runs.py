@@ -148,6 +148,43 @@ def test_one_sessions_upload_never_reaches_the_shared_cache_or_another_session(m
     del first
 
 
+def _counting_estimates(monkeypatch) -> list:
+    from explorer import comparison
+
+    calls, real = [], comparison.run_estimate
+    monkeypatch.setattr(comparison, "run_estimate",
+                        lambda data, name, *a, **k: calls.append((data.key, name)) or real(data, name, *a, **k))
+    return calls
+
+
+def test_a_second_session_on_public_data_reads_the_first_sessions_estimates(monkeypatch):
+    """Issue 43: the first steps of a run on public data are timed once per server, not once per
+    student (thirty sessions' own probes were most of a class's CPU in one N0 step)."""
+    d = sources.scenario_data("5.2", n=300, seed=0)
+    shared_runs.mark_public(d.key)
+    shared_runs.SERVER.clear()
+    shared_runs.ESTIMATES.clear()
+    calls = _counting_estimates(monkeypatch)
+    _explore(d)
+    assert calls, "the first session times its runs"
+    done = len(calls)
+    shared_runs.SERVER.clear()  # the runs gone (e.g. pushed out), so the next session must run them again
+    _explore(sources.scenario_data("5.2", n=300, seed=0))
+    assert len(calls) == done, f"the second session timed again: {calls[done:]}"
+    assert any(k[0] == d.key for k in shared_runs.ESTIMATES.keys())
+
+
+def test_an_uploads_estimates_stay_in_its_session(monkeypatch):
+    rng = np.random.default_rng(3)
+    table = pd.DataFrame({"a": np.r_[rng.normal(0, 1, 60), rng.normal(6, 1, 60)], "b": rng.normal(0, 1, 120)})
+    mine = sources.table_data(table, name="private.csv")
+    calls = _counting_estimates(monkeypatch)
+    at = _explore(mine)
+    assert any(key == mine.key for key, _ in calls)
+    assert all(k[0] != mine.key for k in shared_runs.ESTIMATES.keys()), "an upload's estimate entered the server's store"
+    assert any(k[0] == mine.key for k in at.session_state["estimates"])
+
+
 # ------------------------------------------------------------------ item 2: a bounded place for each run
 
 def test_at_most_slots_runs_compute_at_once_and_each_gets_its_turn():
