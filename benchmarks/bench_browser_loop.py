@@ -155,7 +155,7 @@ def main(argv=None) -> int:
               _row("(b) Step -> frame slider on the next frame", step_frame),
               _row("(b) Step -> subplot titles of the next frame", step_titles),
               _row("(c) Play: seconds per frame, first to last", [per_frame]),
-              _row("(c) Play: the chart's own frames, drawn in place", in_chart),
+              _row("(c) Play: between frames the chart drew", in_chart),
               _row("(d) cold: page opened -> first chart", [cold]), fps]
     emit("\n".join(lines), args.out)
     return 0

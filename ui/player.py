@@ -97,6 +97,10 @@ class Keys:
         return f"{self.prefix}_browser_token"
 
     @property
+    def chart(self) -> str:  # the widget key of the chart the browser plays
+        return f"{self.prefix}_browser_chart"
+
+    @property
     def plays(self) -> str:
         return f"{self.prefix}_plays"
 
@@ -173,8 +177,15 @@ def browser_chart(build: Callable[[int], dict], keys: Keys = Keys(), config: dic
         start = int(ss[keys.position])
         data.update(build(start), start=start, delay_ms=int(BROWSER_DELAY * 1000), plotly=_plotly_url(),
                     config=config or {})
-    widget = f"{keys.prefix}_browser_chart"
-    _component()(key=widget, data=data, on_shown_change=_shown(keys, widget))
+    _component()(key=keys.chart, data=data, on_shown_change=_shown(keys, keys.chart))
+
+
+def _catch_up(keys: Keys) -> None:
+    """Before a click acts on the position while the browser plays: the browser's latest report (it
+    came with the click, whichever callback Streamlit calls first), so that Pause, Back or Step start
+    from the frame on screen, not from the last report the server had run."""
+    if browser_plays(keys) and keys.chart in st.session_state:
+        _shown(keys, keys.chart)()
 
 
 def _moved(keys: Keys, frame: int) -> None:
@@ -189,6 +200,7 @@ def _move(keys: Keys, to: Callable[[int, int], int]):
     a pause reruns the page so that the fragment's timer stops."""
     def callback():
         ss = st.session_state
+        _catch_up(keys)
         last = int(ss.get(keys.last, 0))
         _moved(keys, min(max(to(int(ss.get(keys.position, last)), last), 0), last))
         if ss.get(keys.playing):
@@ -219,6 +231,7 @@ def _play_or_pause(keys: Keys, pause: bool):
         if pause:
             if not ss.get(keys.playing):
                 return  # playback had ended: nothing to pause, nothing to start
+            _catch_up(keys)
             ss[keys.playing] = False
             if keys.drawn in ss and int(ss[keys.drawn]) != int(ss.get(keys.position, 0)):
                 _moved(keys, int(ss[keys.drawn]))

@@ -141,3 +141,37 @@ def test_the_browsers_reports_move_the_one_position():
     at.session_state["said"] = {"token": "t:2", "frame": 8}  # after Pause: nothing moves
     at.run()
     assert at.markdown[0].value == "5 False t:2 False"
+
+
+def test_pause_and_step_start_from_the_browsers_latest_report_whichever_callback_runs_first():
+    """A click on Pause comes with the browser's latest report; Streamlit may call Pause's callback
+    before the report's. Pause (and Back, Step) read the report first: the frame on screen."""
+    def script():
+        import streamlit as st
+
+        from ui import player
+
+        keys = player.Keys("t")
+        ss = st.session_state
+        ss.setdefault("t_position", 4)
+        ss.setdefault("t_last_index", 9)
+        ss.setdefault("t_playing", True)
+        ss.setdefault("t_browser_ready", True)
+        ss.setdefault("t_browser_token", "t:2")
+        ss.setdefault("t_browser_chart", {"shown": {"token": "t:2", "frame": 6}})
+        if not ss.get("clicked"):  # once: the callback reruns the script
+            ss["clicked"] = True
+            if st.session_state["click"] == "pause":
+                player._play_or_pause(keys, True)()
+            else:
+                player._move(keys, lambda p, n: p + 1)()
+        st.write(f"{ss['t_position']} {ss['t_playing']}")
+
+    at = AppTest.from_function(script)
+    at.session_state["click"] = "pause"
+    at.run()
+    assert at.markdown[0].value == "6 False"
+    at = AppTest.from_function(script)
+    at.session_state["click"] = "step"
+    at.run()
+    assert at.markdown[0].value == "7 False"
