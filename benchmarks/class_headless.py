@@ -191,17 +191,17 @@ def _class(n: int, shared: bool, like_server: Callable | None = None, figures: b
                 like_server(at)
             at.run()
             if at.exception:
-                failed.append(i)
+                failed.append(f"first chart: {at.exception[0].message or at.exception[0].value}")
                 return
             times[i] = time.perf_counter() - start
             start = time.perf_counter()
             _n0_step(at)
             if at.exception:
-                failed.append(i)
+                failed.append(f"N0 step: {at.exception[0].message or at.exception[0].value}")
                 return
             steps[i] = time.perf_counter() - start
-        except Exception:  # noqa: BLE001 -- counted, not the end of the benchmark
-            failed.append(i)
+        except Exception as exc:  # noqa: BLE001 -- counted, not the end of the benchmark
+            failed.append(f"{'N0 step' if times[i] is not None else 'first chart'}: {type(exc).__name__}: {exc}")
 
     threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
     cpu, wall = os.times(), time.perf_counter()
@@ -221,7 +221,7 @@ def _class(n: int, shared: bool, like_server: Callable | None = None, figures: b
     return {"n": n, "shared": shared, "median": statistics.median(done) if done else nan,
             "max": max(done) if done else nan, "wall": wall,
             "step median": statistics.median(stepped) if stepped else nan, "step max": max(stepped) if stepped else nan,
-            "cpu": after.user + after.system - cpu.user - cpu.system, "failed": len(failed),
+            "cpu": after.user + after.system - cpu.user - cpu.system, "failed": len(failed), "errors": failed,
             "computed": shared_runs.SERVER.computed, "figures": figures, "heavy": held[1] if held else None}
 
 
@@ -237,6 +237,7 @@ def main(argv=None) -> int:
     ap.add_argument("--heavy", action="store_true",
                     help="also each class size (runs shared) with one more student running a heavy job throughout")
     ap.add_argument("--no-unshared", action="store_true", help="leave out the classes whose runs are not shared")
+    ap.add_argument("--repeat", type=int, default=1, help="each class this many times (rows one after another)")
     args = ap.parse_args(argv)
     import mapdp_core
 
@@ -258,7 +259,7 @@ def main(argv=None) -> int:
     if args.heavy:
         kinds += ((True, True, True),)
     for n in [int(s) for s in args.students.split(",") if s.strip()]:
-        for shared, figures, heavy in kinds:
+        for shared, figures, heavy in [k for k in kinds for _ in range(max(args.repeat, 1))]:
             rows.append(_class(n, shared, like_server, figures, heavy))
             print(f"... {n} sessions, shared {shared}, figures {figures}, heavy {heavy}: done", file=sys.stderr,
                   flush=True)
@@ -279,6 +280,9 @@ def main(argv=None) -> int:
                      f"{r['median']:>7.1f} {r['max']:>7.1f} {r['step median']:>7.1f} {r['step max']:>7.1f} "
                      f"{r['wall']:>7.1f} {r['cpu']:>7.1f} {r['computed'] if r['shared'] else '-':>14} {r['failed']:>6}"
                      + (f" {'yes' if r['figures'] else 'no':>12}" if args.figures else ""))
+        if r["errors"]:
+            notes.append(f"# failed in the {r['n']}-session class (shared {'yes' if r['shared'] else 'no'}), first of "
+                         f"{len(r['errors'])}: {str(r['errors'][0]).splitlines()[0][:200]}")
         h = r["heavy"]
         if h:
             notes.append(f"# heavy job beside the {r['n']}-session class: computing (a run holding a place) when the "
