@@ -26,7 +26,18 @@ $(STAMP): requirements.txt pyproject.toml
 		--display-name "Python (MAP-DP Explorer)" --env PYTHONPATH "$(CURDIR)" > /dev/null
 	touch $(STAMP)
 
-run: $(STAMP)
+# numba's cache is checked before the server starts, so that the first visitor never waits for the
+# compiler: the install fills it, and when a source has changed since the install (a pull, an edit)
+# `make run` fills it again here (issue 43); with nothing changed this is make's own date check only.
+KERNELS := $(VENV)/.kernels
+$(KERNELS): $(STAMP) $(shell find mapdp_core -name '*.py' 2>/dev/null)
+	@if [ -n "$$(find mapdp_core -name '*.py' -newer $(STAMP) 2>/dev/null | head -1)" ]; then \
+		echo "Sources changed since the install: filling numba's cache before the server starts..."; \
+		$(BIN)/python -W ignore -m mapdp_core._precompile; \
+	fi
+	@touch $@
+
+run: $(KERNELS)
 	$(BIN)/streamlit run app.py --browser.gatherUsageStats false
 
 # A class server (issue 43): headless, the operator's [server] settings from the config file

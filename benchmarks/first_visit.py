@@ -52,9 +52,14 @@ def _healthy(url: str) -> bool:
         return False
 
 
-def _cache_files(clone: Path) -> int:
-    """numba's cache files in the clone (``cache=True`` writes them beside the modules)."""
-    return sum(1 for _ in clone.glob("mapdp_core/**/__pycache__/*.nbc"))
+def _cache_files(clone: Path) -> dict:
+    """numba's cache files in the clone (``cache=True`` writes them beside the modules), with their times."""
+    return {str(p): p.stat().st_mtime_ns for p in clone.glob("mapdp_core/**/__pycache__/*.nbc")}
+
+
+def _written(before: dict, after: dict) -> int:
+    """How many cache files were written (new or rewritten) between two looks."""
+    return sum(1 for p, t in after.items() if before.get(p) != t)
 
 
 def measure(clone: Path, timeout: float) -> dict:
@@ -66,7 +71,7 @@ def measure(clone: Path, timeout: float) -> dict:
                STREAMLIT_SERVER_HEADLESS="true")
     env.pop("VIRTUAL_ENV", None)
     log = open(clone / "first_visit.log", "w")
-    t0 = time.perf_counter()
+    t0, started = time.perf_counter(), time.time()
     proc = subprocess.Popen(["make", "run"], cwd=clone, env=env, stdout=log, stderr=subprocess.STDOUT,
                             start_new_session=True)
     marks = {}
@@ -80,11 +85,14 @@ def measure(clone: Path, timeout: float) -> dict:
             now = time.perf_counter() - t0
             if "packages installed" not in marks and "Compiling the clustering kernels" in log_path.read_text(errors="replace"):
                 marks["packages installed"] = now
-            if "install step done" not in marks and stamp.exists():
+            if "install step done" not in marks and stamp.exists() and stamp.stat().st_mtime > started:
                 marks["install step done"] = now
-                marks["cache files at install"] = _cache_files(clone)
+            kernels = clone / ".venv" / ".kernels"
+            if "cache checked" not in marks and kernels.exists() and kernels.stat().st_mtime > started:
+                marks["cache checked"] = now
             time.sleep(0.1)
         marks["server answered"] = time.perf_counter() - t0
+        marks["cache at server"] = _cache_files(clone)
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
             page = browser.new_page(viewport={"width": 1280, "height": 720})
@@ -102,7 +110,7 @@ def measure(clone: Path, timeout: float) -> dict:
                     marks["first chart"] = now
                 time.sleep(0.25)
             page.screenshot(path=str(clone / "first_visit.png"))
-            marks["cache files at first chart"] = _cache_files(clone)
+            marks["cache at first chart"] = _cache_files(clone)
             browser.close()
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
@@ -118,36 +126,54 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--keep", action="store_true", help="keep the fresh clone")
     ap.add_argument("--timeout", type=float, default=600.0, help="give up after this many seconds")
+    ap.add_argument("--rev", default="HEAD", help="the commit to check out in the clone (default: HEAD)")
+    ap.add_argument("--after-pull", metavar="FILE", default=None,
+                    help="install first (untimed), then change FILE (e.g. mapdp_core/kernels/dp_mixture.py) as a "
+                         "pull would, then time `make run`: numba's cache is stale for that file's kernels")
     args = ap.parse_args()
     load_before = " ".join(f"{v:.2f}" for v in os.getloadavg())
-    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    head = subprocess.run(["git", "rev-parse", "--short", args.rev], cwd=ROOT, capture_output=True,
+                          text=True).stdout.strip()
     clone = Path(tempfile.mkdtemp(prefix="mapdp_first_visit_")) / "repo"
     subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+    subprocess.run(["git", "checkout", "-q", head], cwd=clone, check=True)
     try:
+        if args.after_pull:
+            env = dict(os.environ)
+            env.pop("VIRTUAL_ENV", None)
+            subprocess.run(["make", ".venv/.installed"], cwd=clone, env=env, check=True, capture_output=True)
+            if (clone / ".venv" / ".installed").exists():
+                subprocess.run(["touch", ".venv/.kernels"], cwd=clone)  # as an earlier `make run` left it
+            time.sleep(1.1)
+            changed = clone / args.after_pull
+            changed.write_text(changed.read_text() + "\n# changed by a pull\n")
         marks = measure(clone, args.timeout)
     finally:
         if not args.keep:
             shutil.rmtree(clone.parent, ignore_errors=True)
     load_after = " ".join(f"{v:.2f}" for v in os.getloadavg())
-    print(f"first visit on a fresh clone of {head} (seconds after `make run`; install and compilation included; "
+    what = (f"a clone of {head}, installed, then {args.after_pull} changed as by a pull" if args.after_pull else
+            f"a fresh clone of {head}")
+    print(f"first visit on {what} (seconds after `make run`; install and compilation included; "
           f"load before {load_before}, after {load_after})")
     print(f"  {'':<26} {'at':>7} {'stage':>7}")
     last = 0.0
     for name, stage in (("packages installed", "venv and packages (uv)"),
                         ("install step done", "numba's cache filled, kernel registered"),
+                        ("cache checked", "`make run`'s cache check (a fill when a source changed)"),
                         ("server answered", "Streamlit started"), ("sidebar shows the pages", "app's first page"),
                         ("first chart", "first chart drawn")):
         value = marks.get(name)
         if value is None:
-            print(f"  {name:<26}  not seen within {args.timeout:.0f} s" if name != "install step done" or
-                  "server answered" not in marks else f"  {name:<26}  (already installed)")
+            if name in ("server answered", "sidebar shows the pages", "first chart"):
+                print(f"  {name:<26}  not seen within {args.timeout:.0f} s")
             continue
         print(f"  {name:<26} {value:7.1f} {value - last:7.1f}  {stage}")
         last = value
-    if "cache files at install" in marks and "cache files at first chart" in marks:
-        print(f"  numba cache files: {marks['cache files at install']} after the install step, "
-              f"{marks['cache files at first chart']} at the first chart "
-              f"({marks['cache files at first chart'] - marks['cache files at install']} compiled on the visitor's path)")
+    if "cache at server" in marks and "cache at first chart" in marks:
+        print(f"  numba cache files: {len(marks['cache at server'])} when the server answered, "
+              f"{_written(marks['cache at server'], marks['cache at first chart'])} written after it "
+              f"(compiled on the first visitor's path)")
     if args.keep:
         print(f"clone kept at {clone}")
     return 0 if "first chart" in marks else 1
