@@ -544,13 +544,13 @@ with right:
     # draws every panel anew at each frame); None: few enough to draw them all
     playing_rows = animation.play_rows(shown_coords, seed=int(seed))
 
-    def play_in_browser(start: int) -> dict:
-        """Every frame at once, for the browser to play in place (ui.player, issue 43)."""
-        key = (drawn_from, start, ellipses, show_truth, repr(sorted(settings.items())))
+    def play_in_browser() -> dict:
+        """Every frame at once, for the browser to play in place from any frame (ui.player, issue 43)."""
+        key = (drawn_from, ellipses, show_truth, repr(sorted(settings.items())))
         rows = playing_rows if playing_rows is not None else slice(None)
         return common.built("browser_frames", key, lambda: playback.browser_frames(
             animation.frames_of_rows(frames, playing_rows) if playing_rows is not None else frames,
-            shown_coords[rows], axis_names, start, point_size=figures.marker_size(len(sample)),
+            shown_coords[rows], axis_names, 0, point_size=figures.marker_size(len(sample)),
             show_ellipses=ellipses, settings=settings,
             truth=None if truth_panel is None else (truth_panel[0][rows], truth_panel[1]), rows=sample[rows],
             view=figures.view_of(shown_coords)), shareable)

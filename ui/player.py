@@ -167,15 +167,16 @@ def _ready(keys: Keys, widget: str):
     return callback
 
 
-def browser_chart(build: Callable[[int], dict], keys: Keys = Keys(), config: dict | None = None) -> None:
-    """The chart while the browser plays: ``build(start)`` gives :func:`explorer.playback.browser_frames`'
-    payload, sent once per press of Play; the runs its reports cause send the token alone."""
+def browser_chart(build: Callable[[], dict], keys: Keys = Keys(), config: dict | None = None) -> None:
+    """The chart while the browser plays: ``build()`` gives :func:`explorer.playback.browser_frames`'
+    payload (the browser draws its figure at the position first), sent once per press of Play; the
+    runs its reports cause send the token alone."""
     ss = st.session_state
     token = ss[keys.token]
     data = {"mode": "play", "token": token}
     if ss.get(keys.sent) != token:
         start = int(ss[keys.position])
-        data.update(build(start), start=start, delay_ms=int(BROWSER_DELAY * 1000), plotly=_plotly_url(),
+        data.update(build(), start=start, delay_ms=int(BROWSER_DELAY * 1000), plotly=_plotly_url(),
                     config=config or {})
     _component()(key=keys.chart, data=data, on_shown_change=_shown(keys, keys.chart))
 

@@ -6,7 +6,7 @@
 //   (the installed plotly package's file, served by the Streamlit server), keeps the theme of the chart
 //   Streamlit draws at rest (so the frames played here look the same), and says "ready" once: from then
 //   on the server lets this browser play.
-// data.mode "play": draws data.figure at data.start and plays data.frames from there, one every
+// data.mode "play": draws data.figure at frame data.start and plays data.frames from there, one every
 //   data.delay_ms, reporting {token, frame} after each frame is drawn; the last frame ends it. Later
 //   runs of the page send {mode, token} alone while it plays: nothing is drawn again.
 
@@ -89,16 +89,32 @@ function frameUpdate(frame) {
   return [update, layout, traces];
 }
 
+function atFrame(figure, frame) {  // the figure drawn first, at the frame Play starts from
+  const data = figure.data.map((t) => Object.assign({}, t));
+  frame.traces.forEach((trace, j) => {
+    for (const [k, v] of Object.entries(flatten(frame.data[j], "", {}))) {
+      const path = k.split(".");
+      let at = data[trace];
+      for (const p of path.slice(0, -1)) at = at[p] = Object.assign({}, at[p]);
+      at[path[path.length - 1]] = v;
+    }
+  });
+  const annotations = (figure.layout.annotations || []).map((a, i) =>
+    i < (frame.annotations || []).length ? Object.assign({}, a, {text: frame.annotations[i]}) : a);
+  return {data, layout: Object.assign({}, figure.layout, {annotations})};
+}
+
 async function play(el, data, setStateValue, state) {
   const Plotly = await loadPlotly(data.plotly);
   if (state.stopped) return;
   const div = document.createElement("div");
   div.className = "mapdp-played";
   el.replaceChildren(div);
-  const layout = Object.assign({}, data.figure.layout, theme || fallbackTheme(el));
+  const first = atFrame(data.figure, data.frames[data.start]);
+  const layout = Object.assign(first.layout, theme || fallbackTheme(el));
   delete layout.width;
   layout.autosize = true;
-  await Plotly.newPlot(div, data.figure.data, layout, Object.assign({responsive: true}, data.config || {}));
+  await Plotly.newPlot(div, first.data, layout, Object.assign({responsive: true}, data.config || {}));
   const report = (frame, extra) => setStateValue("shown", Object.assign({token: data.token, frame}, extra || {}));
   div.dataset.frame = String(data.start);
   report(data.start);
