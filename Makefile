@@ -27,12 +27,14 @@ $(STAMP): requirements.txt pyproject.toml
 	touch $(STAMP)
 
 # numba's cache is checked before the server starts, so that the first visitor never waits for the
-# compiler: the install fills it, and when a source has changed since the install (a pull, an edit)
-# `make run` fills it again here (issue 43); with nothing changed this is make's own date check only.
+# compiler: the install fills it, and when a file with cached kernels has changed since the install
+# (a pull, an edit) `make run` fills it again here (issue 43); with none changed this is make's own
+# date check only.
 KERNELS := $(VENV)/.kernels
-$(KERNELS): $(STAMP) $(shell find mapdp_core -name '*.py' 2>/dev/null)
-	@if [ -n "$$(find mapdp_core -name '*.py' -newer $(STAMP) 2>/dev/null | head -1)" ]; then \
-		echo "Sources changed since the install: filling numba's cache before the server starts..."; \
+KERNEL_SOURCES := $(shell grep -rl --include='*.py' 'cache=True' mapdp_core 2>/dev/null)
+$(KERNELS): $(STAMP) $(KERNEL_SOURCES)
+	@if [ -n "$$(find $(KERNEL_SOURCES) -newer $(STAMP) 2>/dev/null | head -1)" ]; then \
+		echo "Kernels changed since the install: filling numba's cache before the server starts..."; \
 		$(BIN)/python -W ignore -m mapdp_core._precompile; \
 	fi
 	@touch $@

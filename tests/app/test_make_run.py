@@ -1,6 +1,7 @@
-"""Issue 43: `make run` fills numba's cache before the server starts whenever a source changed
-since the install (a pull, an edit), so the first visitor never waits for the compiler; on a fresh
-install (whose own step just filled it) or with nothing changed it compiles nothing. The Makefile's
+"""Issue 43: `make run` fills numba's cache before the server starts whenever a file with cached
+kernels changed since the install (a pull, an edit), so the first visitor never waits for the
+compiler; on a fresh install (whose own step just filled it), with nothing changed, or with only
+other files changed it compiles nothing. The Makefile's
 cache target is run in a folder of its own with a stand-in interpreter that records its calls."""
 import os
 import shutil
@@ -21,14 +22,16 @@ def checkout(tmp_path):
     for name in ("requirements.txt", "pyproject.toml"):
         (tmp_path / name).write_text("")
     (tmp_path / "mapdp_core" / "kernels").mkdir(parents=True)
-    (tmp_path / "mapdp_core" / "kernels" / "sweep.py").write_text("# a kernel\n")
+    (tmp_path / "mapdp_core" / "kernels" / "sweep.py").write_text("@njit(cache=True)\ndef sweep(): pass\n")
+    (tmp_path / "mapdp_core" / "explain.py").write_text("# no kernel here\n")
     bin_ = tmp_path / ".venv" / "bin"
     bin_.mkdir(parents=True)
     python = bin_ / "python"
     python.write_text(f'#!/bin/sh\necho "$@" >> "{tmp_path / "calls.txt"}"\n')
     python.chmod(0o755)
     old = time.time() - 100
-    for path in (tmp_path / "requirements.txt", tmp_path / "pyproject.toml", tmp_path / "mapdp_core" / "kernels" / "sweep.py"):
+    for path in (tmp_path / "requirements.txt", tmp_path / "pyproject.toml", tmp_path / "mapdp_core" / "kernels" / "sweep.py",
+                 tmp_path / "mapdp_core" / "explain.py"):
         os.utime(path, (old, old))
     (tmp_path / ".venv" / ".installed").touch()  # installed (and the cache filled) after the sources
     return tmp_path
@@ -48,6 +51,10 @@ def test_make_run_fills_the_cache_again_only_when_a_source_changed_since_the_ins
     earlier = time.time() - 50
     for stamp in (".installed", ".kernels"):
         os.utime(checkout / ".venv" / stamp, (earlier, earlier))
-    (checkout / "mapdp_core" / "kernels" / "sweep.py").write_text("# a kernel, changed by a pull\n")
+    (checkout / "mapdp_core" / "explain.py").write_text("# words changed, no kernel\n")
+    assert _make(checkout) == []
+    for stamp in (".installed", ".kernels"):
+        os.utime(checkout / ".venv" / stamp, (earlier, earlier))
+    (checkout / "mapdp_core" / "kernels" / "sweep.py").write_text("@njit(cache=True)\ndef sweep(): pass  # pulled\n")
     assert _make(checkout) == ["-W ignore -m mapdp_core._precompile"]
     assert _make(checkout) == ["-W ignore -m mapdp_core._precompile"]  # once, not at every start
