@@ -20,6 +20,9 @@ one N0 step median <= 3 s; with the heavy job, the N0 step median <= 2x the figu
 ``class_load.py`` times the same in Chromium (what a student sees); with every browser on the
 server's own cores, there the browsers' work is most of each number, which this leaves out.
 
+Each AppTest sets a mock Streamlit Runtime for its run and removes it at the end; with sessions
+in threads the benchmark keeps the last one for all (:func:`_one_runtime`), as a server has one.
+
 Caveat: AppTest gives each session its own script cache, so the sessions compile the page
 scripts concurrently, which CPython 3.11.7's parser does not always survive ("AST constructor
 recursion depth mismatch"; a server compiles each page once, under a lock): such a session is
@@ -160,6 +163,24 @@ def _stop_heavy(thread: threading.Thread, state: dict) -> None:
     thread.join(300)
 
 
+def _one_runtime() -> None:
+    """A server has one Streamlit Runtime for all its sessions; each AppTest sets a mock one for its
+    run and sets it back to None at the end, so with sessions in threads one session's end left the
+    others without a Runtime ("Runtime hasn't been created!", e.g. in ``declare_component``). Keep
+    the last one set for the threads that find none."""
+    from streamlit.runtime.runtime import Runtime
+
+    last, plain = {}, Runtime.instance.__func__
+
+    def instance(cls):
+        if cls._instance is not None:
+            last["runtime"] = cls._instance
+            return cls._instance
+        return last["runtime"] if "runtime" in last else plain(cls)
+
+    Runtime.instance = classmethod(instance)
+
+
 def _class(n: int, shared: bool, like_server: Callable | None = None, figures: bool = True,
            heavy: bool = False) -> dict:
     from streamlit.testing.v1 import AppTest
@@ -242,6 +263,7 @@ def main(argv=None) -> int:
     import mapdp_core
 
     mapdp_core.warm_up()
+    _one_runtime()
     like_server = None
     if args.like_server:
         from streamlit.testing.v1 import AppTest
