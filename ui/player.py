@@ -197,16 +197,15 @@ def _moved(keys: Keys, frame: int) -> None:
 
 
 def _move(keys: Keys, to: Callable[[int, int], int]):
-    """A button's callback: move the position (``to(position, last)``); a move pauses Play, and
-    a pause reruns the page so that the fragment's timer stops."""
+    """A button's callback: move the position (``to(position, last)``); a move pauses Play
+    (:func:`_pause`)."""
     def callback():
         ss = st.session_state
         _catch_up(keys)
         last = int(ss.get(keys.last, 0))
         _moved(keys, min(max(to(int(ss.get(keys.position, last)), last), 0), last))
         if ss.get(keys.playing):
-            ss[keys.playing] = False
-            st.rerun()
+            _pause(keys)
     return callback
 
 
@@ -217,9 +216,17 @@ def _slid(keys: Keys, key: str):
             return  # an older slider's value, sent before the page moved on: not a move of the slider
         ss[keys.position] = int(ss[key])  # the slider already shows it: the same slider stays
         if ss.get(keys.playing):
-            ss[keys.playing] = False
-            st.rerun()
+            _pause(keys)
     return callback
+
+
+def _pause(keys: Keys) -> None:
+    """Play stops. Playing on the server, the page reruns so that the fragment's timer stops; the
+    browser's play has no timer here: the fragment's own rerun draws the chart at rest, sooner."""
+    in_browser = browser_plays(keys)
+    st.session_state[keys.playing] = False
+    if not in_browser:
+        st.rerun()
 
 
 def _play_or_pause(keys: Keys, pause: bool):
@@ -233,9 +240,9 @@ def _play_or_pause(keys: Keys, pause: bool):
             if not ss.get(keys.playing):
                 return  # playback had ended: nothing to pause, nothing to start
             _catch_up(keys)
-            ss[keys.playing] = False
             if keys.drawn in ss and int(ss[keys.drawn]) != int(ss.get(keys.position, 0)):
                 _moved(keys, int(ss[keys.drawn]))
+            _pause(keys)
         else:
             if ss.get(keys.playing):
                 return
@@ -247,7 +254,8 @@ def _play_or_pause(keys: Keys, pause: bool):
             ss.pop(keys.sent, None)
             if int(ss.get(keys.position, last)) >= last:  # at the end: play it again from the start
                 _moved(keys, 0)
-        st.rerun()  # the whole page: the fragment's timer starts or stops
+            if not browser_plays(keys):  # the browser plays without a timer here: the fragment's rerun starts it
+                st.rerun()  # the whole page: the fragment's timer starts
     return callback
 
 
