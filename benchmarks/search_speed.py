@@ -14,7 +14,9 @@ Run from the repository root::
     python benchmarks/search_speed.py --tables primary_biliary_cholangitis,plos5.2_400000_10 --repeats 5
 
 A table is a shipped data set's name (``datasets/<name>.csv``, read as it is) or
-``plos<section>_<rows>_<dimensions>`` (``plos_scenario`` at D = 2, ``plos_scenario_nd`` above).
+``plos<section>_<rows>_<dimensions>`` (``plos_scenario`` at D = 2, ``plos_scenario_nd`` above) or
+a labelled table of ``benchmarks/data/`` as ``<folder>/<name>`` (its ``label`` column left out;
+never a sealed set's).
 """
 from __future__ import annotations
 
@@ -43,6 +45,8 @@ if name.startswith("plos"):
     section, n, d = name[4:].split("_")
     n, d = int(n), int(d)
     X = plos_scenario(section, n, seed=0)[0] if d == 2 else plos_scenario_nd(section, n, d, seed=0)[0]
+elif "/" in name:  # a labelled table of benchmarks/data/, its class left out
+    X = pd.read_csv(f"benchmarks/data/{name}.csv").drop(columns=["label"], errors="ignore")
 else:
     X = pd.read_csv(f"datasets/{name}.csv")
 MAPDP.warm_up()

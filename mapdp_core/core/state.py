@@ -33,7 +33,9 @@ class SweepState:
     elapsed : float
         Seconds since the run started.
     converged : bool
-        True on the last state when |Delta E| < tol stopped the run.
+        True on the last state when |Delta E| < tol stopped the run, or when a MAP-DP run came
+        back to a partition it had reached and ended at the best of that cycle
+        (:class:`~mapdp_core.engine.sweeps.CycleWatch`).
     algorithm : str
     """
 

@@ -9,6 +9,7 @@ immutable :class:`~mapdp_core.core.state.SweepState` per sweep.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import math
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -124,6 +125,53 @@ def _load_in_visiting_order(parsed: ParsedData, order: np.ndarray, init: np.ndar
     return model, labels, K, inverse
 
 
+class CycleWatch:
+    """The partitions a MAP-DP run has reached, to end a run caught in a cycle.
+
+    Each move of a sweep lowers the collapsed objective when a row's score is its exact
+    predictive; a Normal-Wishart block with gaps scores a row with the cluster's gaps filled
+    by conditional means (PLOS Appendix F), so E need not fall at every sweep, and a run can
+    alternate between a few partitions until ``max_iter`` (PBC's table, the per-cluster block
+    with its ordinal scales categorical, from one cluster: partitions 13 and 14 repeated every
+    second sweep up to sweep 100, -ln p(X, z) 16 690.72 and 16 692.41). Such a run can never
+    meet the ``tol`` rule; it is ended at the member of the cycle with the lowest exact joint
+    (the MAP rule among the partitions it keeps visiting), found by one more tour of the
+    cycle: at most twice its period of sweeps after the repeat, where it ran to ``max_iter``.
+    A partition is known by a digest of its labels as the sweep numbers them (a cycle whose
+    partitions come back under other numbers is caught one period later). The state it ends
+    at says ``converged``: the run ended by its own rule, not at ``max_iter``."""
+
+    def __init__(self):
+        self._seen: dict[bytes, int] = {}  # digest -> the sweep that reached it first
+        self._tour: dict[bytes, float] | None = None  # the cycle's members -> their joints
+        self._period = 0
+        self._target: bytes | None = None
+        self._deadline = 0
+
+    def ends_at(self, iteration: int, labels: np.ndarray, joint) -> bool:
+        """Whether the run ends with the partition ``labels`` reached by sweep ``iteration``
+        (``joint()``: its exact -ln p(X, z), asked only while the cycle is toured)."""
+        key = hashlib.blake2b(np.ascontiguousarray(labels).view(np.uint8), digest_size=16).digest()
+        if self._target is not None:  # on the way to the cycle's best member
+            return key == self._target or iteration >= self._deadline
+        if self._tour is not None:
+            if key in self._tour or len(self._tour) >= self._period:  # the tour is complete
+                self._target = min(self._tour, key=self._tour.get)
+                self._deadline = iteration + 2 * self._period  # a cycle that is not exact ends anyway
+                return key == self._target
+            self._tour[key] = joint()
+            return False
+        if key in self._seen:  # the run has come back to a partition: a cycle
+            self._period = iteration - self._seen[key]
+            self._tour = {key: joint()}
+            if self._period == 1:
+                self._target = key
+                return True
+            return False
+        self._seen[key] = iteration
+        return False
+
+
 def run_sweeps(parsed: ParsedData, N0, order: np.ndarray, tol: float, max_iter: int,
          rng: np.random.Generator | None = None, init: np.ndarray | None = None,
          threads: int = 1, final_only: bool = False) -> Iterator[SweepState]:
@@ -178,6 +226,7 @@ def _sweeps_of(model, labels, K, order, visit, inverse, prior, tol, max_iter, rn
     input's row order (``inverse``: input row -> stored position)."""
     N = model.N
     E_old = math.inf
+    watch = CycleWatch() if rng is None and tol > 0 else None  # MAP-DP only: a sampler wanders by design
     for iteration in range(1, max_iter + 1):
         if rng is None and tol > 0 and iteration > 1 and changed == 0 and not (iteration == 2 and init is None):
             # The last sweep moved no row and did not use the first-sweep count (Appendix B):
@@ -196,7 +245,9 @@ def _sweeps_of(model, labels, K, order, visit, inverse, prior, tol, max_iter, rn
         sizes = model.cnt[:K]
         E = score - prior.sweep_log_prior(sizes)
         converged = rng is None and abs(E_old - E) < tol
-        if final_only and not (converged or iteration == max_iter or (
+        cycled = (watch is not None and not converged and changed > 0
+                  and watch.ends_at(iteration, labels, lambda: model.neg_log_joint(K, prior, labels=labels)))
+        if final_only and not (converged or cycled or iteration == max_iter or (
                 rng is None and tol > 0 and changed == 0 and not (iteration == 1 and init is None))):
             # not the last state (the next sweep runs: the test at the loop's top fails), and the
             # caller keeps only the last: nothing is given, no labels, joint or summaries computed
@@ -207,11 +258,11 @@ def _sweeps_of(model, labels, K, order, visit, inverse, prior, tol, max_iter, rn
             objective=E,
             neg_log_joint=model.neg_log_joint(K, prior, labels=labels), n_changed=changed,
             cluster_sizes=sizes.astype(np.int64), summaries=model.summaries(K),
-            elapsed=time.perf_counter() - t0, converged=converged,
+            elapsed=time.perf_counter() - t0, converged=converged or cycled,
             algorithm="MAP-DP" if rng is None else "Gibbs",
         )
         yield state
-        if converged:
+        if converged or cycled:
             return
         E_old = E
 
