@@ -129,14 +129,23 @@ def _component():
     return component("mapdp_explorer.player", js=_SCRIPT, isolate_styles=False)
 
 
+_PLOTLY = "ui.player.plotlyjs"  # declare_component names it after this module
+
+
 def _plotly_url() -> str:
     """Where the browser fetches plotly.js: the installed plotly package's own file, served by this
-    Streamlit server as a (never drawn) component's folder; nothing from outside."""
-    import plotly
-    from streamlit.components.v1 import declare_component
-    served = declare_component("plotlyjs", path=os.path.join(os.path.dirname(plotly.__file__), "package_data"))
+    Streamlit server as a (never drawn) component's folder; nothing from outside. Registered once per
+    server; without a server (a test's sessions in threads) nothing is served and the URL is unused."""
+    try:
+        from streamlit.runtime import Runtime
+        if Runtime.instance().component_registry.get_component_path(_PLOTLY) is None:
+            import plotly
+            from streamlit.components.v1 import declare_component
+            declare_component("plotlyjs", path=os.path.join(os.path.dirname(plotly.__file__), "package_data"))
+    except RuntimeError:
+        pass
     base = (st.get_option("server.baseUrlPath") or "").strip("/")
-    return f"{'/' + base if base else ''}/component/{served.name}/plotly.min.js"
+    return f"{'/' + base if base else ''}/component/{_PLOTLY}/plotly.min.js"
 
 
 def _shown(keys: Keys, widget: str):
