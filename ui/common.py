@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 import unicodedata
 from collections import OrderedDict
 from collections.abc import Callable
@@ -22,6 +23,7 @@ import mapdp_core
 from explorer import animation, comparison, figures, report, runner, sharing, shared_runs, sources
 from mapdp_core import DirichletProcess, grouping_sentence, outlier_sentence
 from mapdp_core.models import registry
+from ui import long_runs
 
 #: The demo a first visitor sees: PLOS Section 5.2, where K-means fails on unequal counts.
 DEFAULT_SCENARIO = "5.2"
@@ -534,11 +536,13 @@ def run(kind: str, params: dict, progress_text: str | None = None, expected: flo
             done[:] = [finished, 0]
             bar.progress(finished / n, text=f"{kind}: restart {finished} of {n}")
 
+        stop = threading.Event()  # set when a long run's wait in the script thread was interrupted
+
         def after_step():
             # a Streamlit call between steps: a click anywhere (e.g. Stop) interrupts the run here
             done[1] += 1
             bar.progress(min(done[0] / total, 1.0), text=f"{kind}: restart {done[0] + 1}, step {done[1]}")
-            return False  # never asks to stop by itself; the time budget does
+            return stop.is_set()  # else never asks to stop by itself; the time budget does
 
         reads_numbers = registry.algorithm(kind).input == "numeric"
         choice = auto_choice() if settings.get("start") == "search" else None  # the search's partition
@@ -548,8 +552,14 @@ def run(kind: str, params: dict, progress_text: str | None = None, expected: flo
             with shared_runs.RUN_SLOTS.place(expected, wait=lambda ahead, seconds: note.info(
                     _busy_sentence(ahead, seconds), icon=":material/hourglass_top:")):
                 note.empty()
-                return runner.run(d, kind, settings, on_restart=restart_done, should_stop=after_step,
-                                  X=numeric(d) if reads_numbers else None, choice=choice, **options)
+
+                def work():
+                    return runner.run(d, kind, settings, on_restart=restart_done, should_stop=after_step,
+                                      X=numeric(d) if reads_numbers else None, choice=choice, **options)
+
+                if expected is not None and expected > long_runs.LONG_RUN_SECONDS:
+                    return long_runs.at_low_priority(work, stop)
+                return work()
         finally:
             note.empty()
             bar.empty()

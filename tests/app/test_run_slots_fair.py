@@ -19,7 +19,7 @@ from streamlit.testing.v1 import AppTest
 from apptools import APP
 from apptools import ok as _ok
 from explorer import runner, shared_runs, sources
-from ui import common
+from ui import common, long_runs
 
 TIMEOUT = 240
 
@@ -251,3 +251,69 @@ def test_a_waiting_run_says_how_many_runs_are_ahead_and_about_how_long(monkeypat
     assert "1 run is ahead of it" in said[0] and "2 places" in said[0]
     seconds = float(said[0].split("about ")[1].split(" s")[0])
     assert 33 <= seconds <= 35, said[0]  # (20 + 40 + 10) / 2 places
+
+
+# ------------------------------------------------------------------ a long run at a lower priority
+
+def _long(monkeypatch, seconds: float = 60.0):
+    """Every run of the page estimated at ``seconds`` (above ui.long_runs.LONG_RUN_SECONDS)."""
+    monkeypatch.setattr(common, "run_estimate", lambda kind, params: seconds)
+
+
+def test_a_long_run_computes_in_a_thread_of_its_own_at_a_lower_priority(monkeypatch):
+    import os
+    import sys
+
+    _long(monkeypatch)
+    seen, real = [], runner.run
+
+    def where(data, name, *a, **k):
+        tid = threading.get_native_id()
+        seen.append((threading.current_thread().name, os.getpriority(os.PRIO_PROCESS, tid)
+                     if sys.platform.startswith("linux") else None))
+        return real(data, name, *a, **k)
+
+    monkeypatch.setattr(runner, "run", where)
+    at = _session(_table())
+    at.run()
+    _ok(at)
+    assert seen and all(name == "mapdp-long-run" for name, _ in seen), seen
+    if sys.platform.startswith("linux"):
+        assert all(nice >= long_runs.NICE for _, nice in seen), seen
+    assert any("animation" in (c.proto.id or "") for c in at.get("plotly_chart")), "no animation drawn"
+
+
+def test_a_short_run_computes_in_the_sessions_own_thread(monkeypatch):
+    _long(monkeypatch, 0.5)
+    seen, real = [], runner.run
+    monkeypatch.setattr(runner, "run", lambda data, name, *a, **k: seen.append(threading.current_thread().name)
+                        or real(data, name, *a, **k))
+    at = _session(_table())
+    at.run()
+    _ok(at)
+    assert seen and "mapdp-long-run" not in seen
+
+
+def test_stop_during_a_long_run_ends_it_at_its_next_step_and_frees_the_place(monkeypatch):
+    _long(monkeypatch)
+    slots = shared_runs.RunSlots(1)
+    monkeypatch.setattr(shared_runs, "RUN_SLOTS", slots)
+    steps = []
+
+    def endless(data, name, settings, *, should_stop, on_restart=None, **kw):
+        for i in range(10_000):
+            steps.append(i)
+            if i == 2:
+                _click_stop_now()  # from the run's own thread, as a click arrives while it computes
+            if should_stop():
+                return "stopped"
+            time.sleep(0.01)
+        raise AssertionError("the run was not stopped")
+
+    monkeypatch.setattr(runner, "run", endless)
+    at = _session(_table())
+    at.run()
+    _ok(at)
+    assert 3 <= len(steps) < 200, len(steps)  # ended within a few steps of the click, not at the end
+    assert slots.busy() == 0 and slots.waiting() == 0
+    assert any("Stopped" in i.value for i in at.info), [i.value for i in at.info]
