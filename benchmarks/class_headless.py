@@ -182,11 +182,19 @@ def _one_runtime() -> None:
 
 
 def _class(n: int, shared: bool, like_server: Callable | None = None, figures: bool = True,
-           heavy: bool = False) -> dict:
+           heavy: bool = False, low_priority: bool = True) -> dict:
     from streamlit.testing.v1 import AppTest
 
     from explorer import shared_runs
     from ui import common
+
+    try:
+        from ui import long_runs
+    except ImportError:  # before long runs had a thread of their own
+        long_runs = None
+    plain_long = long_runs.LONG_RUN_SECONDS if long_runs is not None else None
+    if long_runs is not None and not low_priority:
+        long_runs.LONG_RUN_SECONDS = float("inf")  # every run in its session's thread, as before
 
     real_built = common.built
     if not figures:  # every session builds its own figures at every run, as before they were kept
@@ -236,6 +244,8 @@ def _class(n: int, shared: bool, like_server: Callable | None = None, figures: b
         _stop_heavy(*held)
     shared_runs.mark_public = real
     common.built = real_built
+    if long_runs is not None:
+        long_runs.LONG_RUN_SECONDS = plain_long
     done = [t for t in times if t is not None]
     stepped = [t for t in steps if t is not None]
     nan = float("nan")
@@ -243,7 +253,8 @@ def _class(n: int, shared: bool, like_server: Callable | None = None, figures: b
             "max": max(done) if done else nan, "wall": wall,
             "step median": statistics.median(stepped) if stepped else nan, "step max": max(stepped) if stepped else nan,
             "cpu": after.user + after.system - cpu.user - cpu.system, "failed": len(failed), "errors": failed,
-            "computed": shared_runs.SERVER.computed, "figures": figures, "heavy": held[1] if held else None}
+            "computed": shared_runs.SERVER.computed, "figures": figures, "heavy": held[1] if held else None,
+            "low priority": low_priority}
 
 
 def main(argv=None) -> int:
@@ -259,6 +270,9 @@ def main(argv=None) -> int:
                     help="also each class size (runs shared) with one more student running a heavy job throughout")
     ap.add_argument("--no-unshared", action="store_true", help="leave out the classes whose runs are not shared")
     ap.add_argument("--repeat", type=int, default=1, help="each class this many times (rows one after another)")
+    ap.add_argument("--compare-priority", action="store_true",
+                    help="with --heavy, each heavy class also with long runs in their session's thread at the usual "
+                         "priority (ui.long_runs off), alternately (column 'long runs': own = ui.long_runs, session)")
     args = ap.parse_args(argv)
     import mapdp_core
 
@@ -278,11 +292,13 @@ def main(argv=None) -> int:
         ((False, True, False), (True, True, False))
     if args.no_unshared:
         kinds = tuple(k for k in kinds if k[0])
+    kinds = tuple(k + (True,) for k in kinds)
     if args.heavy:
-        kinds += ((True, True, True),)
+        kinds += ((True, True, True, True),) + (((True, True, True, False),) if args.compare_priority else ())
     for n in [int(s) for s in args.students.split(",") if s.strip()]:
-        for shared, figures, heavy in [k for k in kinds for _ in range(max(args.repeat, 1))]:
-            rows.append(_class(n, shared, like_server, figures, heavy))
+        for _ in range(max(args.repeat, 1)):
+            for shared, figures, heavy, low in kinds:
+                rows.append(_class(n, shared, like_server, figures, heavy, low))
             print(f"... {n} sessions, shared {shared}, figures {figures}, heavy {heavy}: done", file=sys.stderr,
                   flush=True)
     from explorer import shared_runs
@@ -294,14 +310,17 @@ def main(argv=None) -> int:
              "page done), then one N0 step (N0's slider one option right to the page redrawn), median and max"
              + ("; like one server: one script cache, one component registry" if args.like_server else ""),
              f"{'sessions':>8} {'shared':>7} {'heavy':>5} {'first chart':>15} {'one N0 step':>15} {'wall':>7} "
-             f"{'cpu s':>7} {'runs computed':>14} {'failed':>6}" + (f" {'figures kept':>12}" if args.figures else ""),
+             f"{'cpu s':>7} {'runs computed':>14} {'failed':>6}" + (f" {'figures kept':>12}" if args.figures else "")
+             + (f" {'long runs':>9}" if args.compare_priority else ""),
              f"{'':>22} {'median':>7} {'max':>7} {'median':>7} {'max':>7}"]
     notes = []
     for r in rows:
         lines.append(f"{r['n']:>8} {'yes' if r['shared'] else 'no':>7} {'yes' if r['heavy'] else 'no':>5} "
                      f"{r['median']:>7.1f} {r['max']:>7.1f} {r['step median']:>7.1f} {r['step max']:>7.1f} "
                      f"{r['wall']:>7.1f} {r['cpu']:>7.1f} {r['computed'] if r['shared'] else '-':>14} {r['failed']:>6}"
-                     + (f" {'yes' if r['figures'] else 'no':>12}" if args.figures else ""))
+                     + (f" {'yes' if r['figures'] else 'no':>12}" if args.figures else "")
+                     + (f" {('own' if r['low priority'] else 'session') if r['heavy'] else '':>9}"
+                        if args.compare_priority else ""))
         if r["errors"]:
             notes.append(f"# failed in the {r['n']}-session class (shared {'yes' if r['shared'] else 'no'}), first of "
                          f"{len(r['errors'])}: {str(r['errors'][0]).splitlines()[0][:200]}")
