@@ -172,6 +172,7 @@ class RunSlots:
         self._queue: list = []      # tickets waiting, in order
         self._expected: dict = {}   # ticket -> its run's expected seconds, while it waits
         self._running: dict = {}    # ticket -> (started, expected seconds)
+        self._held = threading.local()  # depth of the places this thread holds (0 or more)
 
     def busy(self) -> int:
         with self._cond:
@@ -194,7 +195,16 @@ class RunSlots:
     def place(self, expected: float | None = None, wait: Callable | None = None, every: float = 0.5):
         """Hold a place while the block runs. While none is free, ``wait(ahead, seconds)`` is called
         about every ``every`` seconds (a page says the server is busy; a Streamlit call there lets a
-        click or a closed tab interrupt the wait, which gives the place in the queue up)."""
+        click or a closed tab interrupt the wait, which gives the place in the queue up). A thread
+        that holds a place already (a page's heavy computation that runs an algorithm inside it)
+        takes no second one: it would wait for itself where there is one place."""
+        if getattr(self._held, "depth", 0):
+            self._held.depth += 1
+            try:
+                yield
+            finally:
+                self._held.depth -= 1
+            return
         ticket = object()
         with self._cond:
             self._queue.append(ticket)
@@ -218,9 +228,11 @@ class RunSlots:
                 self._expected.pop(ticket, None)
                 self._cond.notify_all()
             raise
+        self._held.depth = 1
         try:
             yield
         finally:
+            self._held.depth = 0
             with self._cond:
                 self._running.pop(ticket, None)
                 self._cond.notify_all()

@@ -452,12 +452,38 @@ def _wait_quietly(event) -> None:
         place.empty()
 
 
-def _busy_sentence(ahead: int, seconds: float) -> str:
-    """What a page says while its run waits for a place (:data:`explorer.shared_runs.RUN_SLOTS`)."""
+def _busy_sentence(ahead: int, seconds: float, stop: bool = True) -> str:
+    """What a page says while its run waits for a place (:data:`explorer.shared_runs.RUN_SLOTS`);
+    ``stop``: the page has a Stop button."""
     queue = "it is next in line" if ahead == 0 else f"{ahead} run{'s are' if ahead > 1 else ' is'} ahead of it"
     wait = f", about {seconds:.0f} s" if seconds >= 1 else ""
     return (f"The server is busy with other students' runs: yours starts when one of its "
-            f"{shared_runs.RUN_SLOTS.slots} places is free ({queue}{wait}). Stop gives up the place in line.")
+            f"{shared_runs.RUN_SLOTS.slots} places is free ({queue}{wait})."
+            + (" Stop gives up the place in line." if stop else " Leaving the page gives up the place in line."))
+
+
+#: What pages compute through :func:`cached` by running algorithms (many fits, refits, a search):
+#: each takes a place in the server's line (:data:`explorer.shared_runs.RUN_SLOTS`) while it
+#: computes, as a run of :func:`run` does, so that at most so many heavy computations run at once
+#: (issue 43: Compare, Tune's grid and cross-validation, stability and the search took none); a
+#: quick table or figure takes no place.
+HEAVY_KINDS = frozenset({"compare", "bic", "n0_grid", "cv", "stability_summary", "split_tests", "sequences",
+                         "trajectories", "groups", "lambda", "sweep_steps", "k_evidence_clusters"})
+
+
+def _in_line(compute: Callable) -> Callable:
+    """``compute`` run while it holds a place in the server's line, the page saying so while it
+    waits (a thread that holds one already, inside a run, takes none)."""
+    def computed():
+        note = st.empty()
+        try:
+            with shared_runs.RUN_SLOTS.place(None, wait=lambda ahead, seconds: note.info(
+                    _busy_sentence(ahead, seconds, stop=False), icon=":material/hourglass_top:")):
+                note.empty()
+                return compute()
+        finally:
+            note.empty()
+    return computed
 
 
 def _shareable(value) -> bool:
@@ -487,6 +513,7 @@ def cached(kind: str, params: dict, compute: Callable):
     per server (:func:`_remember`) unless ``params`` are those of a run cut short
     (:func:`fitted_mapdp`), whose results never leave the session."""
     d = data()
+    compute = _in_line(compute) if kind in HEAVY_KINDS else compute
     return _remember((d.key, kind, tuple(sorted(params.items()))), compute, not params.get("cut_short", False))
 
 
@@ -612,7 +639,7 @@ def auto_choice(partition: str | None = None):
         with st.spinner("Choosing N0 and the prior from the data (the exact joint evidence of each candidate)..."):
             return runner.auto_settings(d, partition=partition)
 
-    return _remember((d.key, "auto") if partition == "dp" else (d.key, "auto", partition), compute)
+    return _remember((d.key, "auto") if partition == "dp" else (d.key, "auto", partition), _in_line(compute))
 
 
 def n0_setting() -> float:

@@ -76,16 +76,27 @@ def test_a_session_never_holds_two_tickets_its_rerun_takes_the_place_of_its_last
         seen.append((slots.waiting(), ahead))
         raise Rerun
 
-    with slots.place(expected=5.0):
-        with pytest.raises(Rerun):
-            with slots.place(wait=moved):
-                pass
-        assert slots.waiting() == 0  # the interrupted run's ticket left the line
-        second = []
-        t = threading.Thread(target=lambda: slots.place(wait=lambda a, s: second.append(slots.waiting())).__enter__())
-        t.start()
-        _wait_until(lambda: second)
-        assert second[0] == 1  # the rerun's run: one ticket for the session
+    release, holding = threading.Event(), threading.Event()
+
+    def other_student():  # holds the one place (in a thread of its own: a thread holding a place takes no second)
+        with slots.place(expected=5.0):
+            holding.set()
+            release.wait(30)
+
+    holder = threading.Thread(target=other_student)
+    holder.start()
+    holding.wait(10)
+    with pytest.raises(Rerun):
+        with slots.place(wait=moved):
+            pass
+    assert slots.waiting() == 0  # the interrupted run's ticket left the line
+    second = []
+    t = threading.Thread(target=lambda: slots.place(wait=lambda a, s: second.append(slots.waiting())).__enter__())
+    t.start()
+    _wait_until(lambda: second)
+    assert second[0] == 1  # the rerun's run: one ticket for the session
+    release.set()
+    holder.join(10)
     t.join(10)
     assert seen == [(1, 0)]
 
@@ -138,15 +149,25 @@ def _hold_the_only_place(monkeypatch):
     return slots, release, holder
 
 
-def _in_line_hook(monkeypatch, slots, act) -> list:
-    """Call ``act()`` once, from the page's thread, when its run is waiting in line; returns what
-    the line looked like then (tickets waiting)."""
+def _stop_on_page() -> bool:
+    """Whether the page being run shows its Stop button yet (the runs' line; the automatic
+    search before them waits in line without one)."""
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+    from streamlit.testing.v1.element_tree import parse_tree_from_messages
+
+    tree = parse_tree_from_messages(list(get_script_run_ctx()._enqueue.__self__.forward_msgs()))
+    return any(b.key == "explore_stop" for b in tree.get("button"))
+
+
+def _in_line_hook(monkeypatch, slots, act, when=lambda: True) -> list:
+    """Call ``act()`` once, from the page's thread, when it is waiting in line and ``when()``;
+    returns what the line looked like then (tickets waiting)."""
     from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
     original, seen = slots._cond.wait, []
 
     def watching(timeout=None):
-        if get_script_run_ctx() is not None and not seen:
+        if get_script_run_ctx() is not None and not seen and when():
             seen.append(len(slots._queue))
             act()
         return original(timeout)
@@ -164,7 +185,8 @@ def _counting_runs(monkeypatch) -> list:
 def test_stop_while_waiting_in_line_gives_the_place_up_and_the_page_says_stopped(monkeypatch):
     slots, release, holder = _hold_the_only_place(monkeypatch)
     try:
-        seen = _in_line_hook(monkeypatch, slots, _click_stop_now)
+        monkeypatch.setattr(common, "_in_line", lambda compute: compute)  # the search before the run: no place here
+        seen = _in_line_hook(monkeypatch, slots, _click_stop_now, _stop_on_page)
         calls = _counting_runs(monkeypatch)
         at = _session(_table())
         at.run()
@@ -185,7 +207,9 @@ def test_a_closed_tab_while_waiting_in_line_gives_the_place_up(monkeypatch):
 
     slots, release, holder = _hold_the_only_place(monkeypatch)
     try:
-        seen = _in_line_hook(monkeypatch, slots, lambda: get_script_run_ctx().script_requests.request_stop())
+        monkeypatch.setattr(common, "_in_line", lambda compute: compute)  # the search before the run: no place here
+        seen = _in_line_hook(monkeypatch, slots, lambda: get_script_run_ctx().script_requests.request_stop(),
+                              _stop_on_page)
         calls = _counting_runs(monkeypatch)
         at = _session(_table())
         at.run()  # the session's script stops (as Streamlit stops a disconnected session's script)
@@ -317,3 +341,68 @@ def test_stop_during_a_long_run_ends_it_at_its_next_step_and_frees_the_place(mon
     assert 3 <= len(steps) < 200, len(steps)  # ended within a few steps of the click, not at the end
     assert slots.busy() == 0 and slots.waiting() == 0
     assert any("Stopped" in i.value for i in at.info), [i.value for i in at.info]
+
+
+# ------------------------------------------------------------------ a page's heavy computations
+
+def test_a_thread_holding_a_place_takes_no_second_one():
+    """A heavy computation that runs an algorithm inside it (a place each) must not wait for
+    itself where there is one place; another student's run still waits for it."""
+    slots = shared_runs.RunSlots(1)
+    nested, waited, other_done = threading.Event(), [], threading.Event()
+
+    def inside():
+        with slots.place(1.0):
+            with slots.place(1.0):
+                nested.set()
+
+    t = threading.Thread(target=inside, daemon=True)
+    t.start()
+    t.join(5)
+    assert nested.is_set(), "a place inside a place waited for itself"
+    assert slots.busy() == 0 and slots.waiting() == 0
+
+    def other():
+        with slots.place(1.0, wait=lambda ahead, seconds: waited.append(ahead)):
+            other_done.set()
+
+    with slots.place(1.0):
+        with slots.place(1.0):
+            assert slots.busy() == 1
+        o = threading.Thread(target=other)
+        o.start()
+        _wait_until(lambda: waited)
+        assert not other_done.is_set()  # the outer place is still held
+    o.join(10)
+    assert other_done.is_set() and slots.busy() == 0
+
+
+def _heavy_page_script():
+    import streamlit as st
+
+    from ui import common
+
+    st.write(f"compare {common.cached('compare', {'probe': 1}, lambda: 42)}")
+    st.write(f"profiles {common.cached('profiles', {'probe': 1}, lambda: 7)}")
+
+
+def test_a_pages_heavy_computation_waits_in_line_as_a_run_does(monkeypatch):
+    """Compare's table (and Tune's grid, cross-validation, stability, the search ...) computes
+    only with a place in the server's line, saying so while it waits; a quick table takes none.
+    Before, Compare took no place at all: a heavy comparison beside thirty runs was unbounded."""
+    slots, release, holder = _hold_the_only_place(monkeypatch)
+    said = []
+    try:
+        seen = _in_line_hook(monkeypatch, slots, release.set)  # the other student's run ends while this waits
+        monkeypatch.setattr(common, "_busy_sentence", lambda a, s, stop=True: said.append(stop) or "busy")
+        at = AppTest.from_function(_heavy_page_script, default_timeout=TIMEOUT)
+        at.session_state["data"] = _table()
+        at.run()
+        _ok(at)
+        assert seen == [1], seen  # the comparison waited in line, once
+        assert said == [False]  # in words without a Stop button
+        assert [m.value for m in at.markdown] == ["compare 42", "profiles 7"]
+    finally:
+        release.set()
+        holder.join(10)
+    assert slots.busy() == 0 and slots.waiting() == 0

@@ -239,11 +239,22 @@ def test_an_interrupted_wait_gives_its_place_in_line_up():
     def leave(ahead, seconds):
         raise KeyboardInterrupt  # as Streamlit's stop (a click on Stop, a closed tab) at the page's call
 
-    with slots.place():
-        with pytest.raises(KeyboardInterrupt):
-            with slots.place(wait=leave):
-                pass
-        assert slots.waiting() == 0
+    release, holding = threading.Event(), threading.Event()
+
+    def other_student():  # a thread of its own: a thread that holds a place takes no second one
+        with slots.place():
+            holding.set()
+            release.wait(30)
+
+    holder = threading.Thread(target=other_student)
+    holder.start()
+    holding.wait(10)
+    with pytest.raises(KeyboardInterrupt):
+        with slots.place(wait=leave):
+            pass
+    assert slots.waiting() == 0
+    release.set()
+    holder.join(10)
     with slots.place():
         assert slots.busy() == 1
 
