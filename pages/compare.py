@@ -121,7 +121,7 @@ def _compute():
     with common.busy("compare"):
         try:
             result = comparison.compare(d, on_step=on_step, on_algorithm=on_algorithm, should_stop=after_step,
-                                        choice=common.auto_choice(), **params)
+                                        choice=choice, **params)
         finally:
             if not stop.interrupted:
                 bar.empty()
@@ -131,6 +131,9 @@ def _compute():
     return result
 
 
+# the automatic choice before the comparison takes its place in the server's line: a computation
+# holding a place never waits inside it for another session's run that waits for a place
+choice = common.auto_choice()
 try:
     table = partial if stopped_by_you else common.cached("compare", params, _compute)
 except ValueError as exc:

@@ -462,27 +462,28 @@ def _busy_sentence(ahead: int, seconds: float, stop: bool = True) -> str:
             + (" Stop gives up the place in line." if stop else " Leaving the page gives up the place in line."))
 
 
-#: What pages compute through :func:`cached` by running algorithms (many fits, refits, a search):
-#: each takes a place in the server's line (:data:`explorer.shared_runs.RUN_SLOTS`) while it
-#: computes, as a run of :func:`run` does, so that at most so many heavy computations run at once
-#: (issue 43: Compare, Tune's grid and cross-validation, stability and the search took none); a
-#: quick table or figure takes no place.
+#: What pages compute through :func:`cached` by running algorithms: each takes a place in the server's
+#: line (:data:`explorer.shared_runs.RUN_SLOTS`) as a run of :func:`run` does (issue 43); a quick table takes none.
 HEAVY_KINDS = frozenset({"compare", "bic", "n0_grid", "cv", "stability_summary", "split_tests", "sequences",
                          "trajectories", "groups", "lambda", "sweep_steps", "k_evidence_clusters"})
 
 
 def _in_line(compute: Callable) -> Callable:
-    """``compute`` run while it holds a place in the server's line, the page saying so while it
-    waits (a thread that holds one already, inside a run, takes none)."""
+    """``compute`` run while it holds a place in the server's line, the page saying so while it waits."""
     def computed():
-        note = st.empty()
+        note = []  # its place on the page only once it waits: a free place moves nothing on the page
+
+        def wait(ahead, seconds):
+            note[:] = note or [st.empty()]
+            note[0].info(_busy_sentence(ahead, seconds, stop=False), icon=":material/hourglass_top:")
         try:
-            with shared_runs.RUN_SLOTS.place(None, wait=lambda ahead, seconds: note.info(
-                    _busy_sentence(ahead, seconds, stop=False), icon=":material/hourglass_top:")):
-                note.empty()
+            with shared_runs.RUN_SLOTS.place(None, wait=wait):
+                for n in note:
+                    n.empty()
                 return compute()
         finally:
-            note.empty()
+            for n in note:
+                n.empty()
     return computed
 
 
