@@ -47,8 +47,9 @@ Tables (each a record: name, group, features DataFrame X, true labels y):
   41's search change: ``benchmarks/results/defaults-2026-12-07-issue41.txt``), in the group
   ``held-out 8``. Without the flag its tables are neither read nor scored (one line says so).
 * only with ``--unseal-heldout9``: the ninth set, ``benchmarks/data/heldout9/*.csv`` (15 tables,
-  written 2026-12-07 with no clustering method, classifier or other model fitted to them; sealed:
-  not yet read), in the group ``held-out 9``. Without the flag its tables are neither read nor
+  written 2026-12-07 with no clustering method, classifier or other model fitted to them; read
+  once that day, judging issue 41's cycle rule: ``benchmarks/results/defaults-2026-12-07-issue41-set9.txt``),
+  in the group ``held-out 9``. Without the flag its tables are neither read nor
   scored (one line says so).
 
 Each table's group is ``tuning`` if its name is in ``TUNING`` (the tables one may look at
@@ -59,7 +60,7 @@ otherwise: the first set and any data set shipped later (issue 24; written by
 ``scripts/build_heldout_tables.py``, provenance in each folder's README). Set 1's scores were
 read on 2026-11-25, set 2's and set 3's on 2026-11-26 and set 4's, set 5's and set 6's on 2026-11-27, so
 none judges a default changed after that; set 7's were read on 2026-11-29 (issue 41) and set 8's on
-2026-12-07 (issue 41's search change); set 9 (written 2026-12-07) is sealed, for the next change.
+2026-12-07 (issue 41's search change) and set 9's that day too (issue 41's cycle rule); a fresh set is due.
 
 Methods:
 
@@ -186,8 +187,8 @@ HELDOUT7_DIR = ROOT / "benchmarks" / "data" / "heldout7"
 #: set 8, ``benchmarks/data/heldout8/`` (written 2026-12-07, no clustering method fitted to it), is
 #: sealed: it is read only with ``--unseal-heldout8``, once, to judge a default change.
 HELDOUT8_DIR = ROOT / "benchmarks" / "data" / "heldout8"
-#: set 9, ``benchmarks/data/heldout9/`` (written 2026-12-07, no clustering method fitted to it), is
-#: sealed: it is read only with ``--unseal-heldout9``, once, to judge a default change.
+#: set 9, ``benchmarks/data/heldout9/`` (written 2026-12-07, no clustering method fitted to it), was
+#: sealed until it judged that day's defaults once; it is read only with ``--unseal-heldout9``.
 HELDOUT9_DIR = ROOT / "benchmarks" / "data" / "heldout9"
 HELDOUT = {p.stem for p in HELDOUT_DIR.glob("*.csv")} if HELDOUT_DIR.is_dir() else set()
 HELDOUT2 = {p.stem for p in HELDOUT2_DIR.glob("*.csv")} if HELDOUT2_DIR.is_dir() else set()
@@ -273,7 +274,7 @@ SEALED_SETS = {
     6: (HELDOUT6_DIR, HELDOUT6, "written 2026-11-27; scores read 2026-11-27"),
     7: (HELDOUT7_DIR, HELDOUT7, "written 2026-11-27; scores read 2026-11-29"),
     8: (HELDOUT8_DIR, HELDOUT8, "written 2026-12-07; scores read 2026-12-07"),
-    9: (HELDOUT9_DIR, HELDOUT9, "written 2026-12-07; sealed, not yet read"),
+    9: (HELDOUT9_DIR, HELDOUT9, "written 2026-12-07; scores read 2026-12-07"),
 }
 
 

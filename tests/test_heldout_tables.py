@@ -1,7 +1,7 @@
 """The third held-out set (sealed until it judged the defaults of 2026-11-26 once) (``benchmarks/data/heldout3/``),
 the fourth, fifth and sixth (sealed until each was read on 2026-11-27) (``benchmarks/data/heldout4/``,
 ``heldout5/``, ``heldout6/``), the seventh (read once on 2026-11-29) (``heldout7/``), the eighth
-(read once on 2026-12-07) (``heldout8/``) and the ninth (written 2026-12-07, sealed) (``heldout9/``)
+(read once on 2026-12-07) (``heldout8/``) and the ninth (read once on 2026-12-07) (``heldout9/``)
 are well formed and new.
 
 These tests only read the CSV files, the READMEs and the builder's table list: they fit no
@@ -319,7 +319,7 @@ README_SAYS = {5: ("--unseal-heldout5", "read 2026-11-27", "heldout6"),
                6: ("--unseal-heldout6", "read 2026-11-27", "defaults-2026-11-27-heldout6"),
                7: ("--unseal-heldout7", "read", "defaults-2026-11-29-heldout7"),
                8: ("--unseal-heldout8", "read", "defaults-2026-12-07-issue41"),
-               9: ("--unseal-heldout9", "SEALED", "has not been read", "boot::melanoma")}
+               9: ("--unseal-heldout9", "read", "defaults-2026-12-07-issue41-set9", "boot::melanoma")}
 
 
 @pytest.mark.parametrize("number", sorted(README_SAYS))
