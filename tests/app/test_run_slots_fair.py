@@ -76,16 +76,7 @@ def test_a_session_never_holds_two_tickets_its_rerun_takes_the_place_of_its_last
         seen.append((slots.waiting(), ahead))
         raise Rerun
 
-    release, holding = threading.Event(), threading.Event()
-
-    def other_student():  # holds the one place (in a thread of its own: a thread holding a place takes no second)
-        with slots.place(expected=5.0):
-            holding.set()
-            release.wait(30)
-
-    holder = threading.Thread(target=other_student)
-    holder.start()
-    holding.wait(10)
+    release, holder = _another_student_holds(slots)
     with pytest.raises(Rerun):
         with slots.place(wait=moved):
             pass
@@ -136,6 +127,13 @@ def _hold_the_only_place(monkeypatch):
     """One place on the server, held by another student's run until ``release`` is set."""
     slots = shared_runs.RunSlots(1)
     monkeypatch.setattr(shared_runs, "RUN_SLOTS", slots)
+    release, holder = _another_student_holds(slots)
+    return slots, release, holder
+
+
+def _another_student_holds(slots):
+    """A place of ``slots`` held by another student's run (a thread of its own: a thread that holds
+    a place takes no second one) until ``release`` is set; returns (release, its thread)."""
     release, holding = threading.Event(), threading.Event()
 
     def hold():
@@ -146,7 +144,7 @@ def _hold_the_only_place(monkeypatch):
     holder = threading.Thread(target=hold)
     holder.start()
     holding.wait(10)
-    return slots, release, holder
+    return release, holder
 
 
 def _stop_on_page() -> bool:
