@@ -131,10 +131,10 @@ def _compute():
     return result
 
 
-# the automatic choice before the comparison takes its place in the server's line: a computation
-# holding a place never waits inside it for another session's run that waits for a place
-choice = common.auto_choice()
 try:
+    # the automatic choice before the comparison takes its place in the server's line: a computation
+    # holding a place never waits inside it for another session's run that waits for a place
+    choice = None if stopped_by_you else common.auto_choice()
     table = partial if stopped_by_you else common.cached("compare", params, _compute)
 except ValueError as exc:
     common.plain_error(exc, "The comparison could not run")
