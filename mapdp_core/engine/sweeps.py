@@ -162,11 +162,10 @@ class CycleWatch:
             self._tour[key] = joint()
             return False
         if key in self._seen:  # the run has come back to a partition: a cycle
+            # (period 1: a singleton row re-opening its own cluster counts as a move; the tour ends
+            # it a sweep later, where the tol rule ends it too when E repeats, the same sweep as before)
             self._period = iteration - self._seen[key]
             self._tour = {key: joint()}
-            if self._period == 1:
-                self._target = key
-                return True
             return False
         self._seen[key] = iteration
         return False

@@ -88,7 +88,9 @@ def test_no_text_feature_of_the_shipped_or_benchmark_tables_reads_as_free_text()
     """Every text column suggested as a feature in these tables stays below both thresholds,
     so the rule changed none of their suggestions but those :data:`CHANGED` lists; the
     wordiest, the fourth held-out set's periodontal_therapy_clinics Education ("8-12 yrs",
-    "MT 12 yrs", "LT 8 yrs"), averages 2.7 words, and cars93's AirBags 15 characters."""
+    "MT 12 yrs", "LT 8 yrs"), averages 2.7 words, and the ninth held-out set's
+    ames_building_types MS_Zoning ("Residential_Low_Density", "C_all", "A_agr", ...) 16.6 characters (before
+    that set, cars93's AirBags, 15)."""
     tables = _tables()
     assert len(tables) >= 40
     seen, free = 0, []
@@ -105,7 +107,7 @@ def test_no_text_feature_of_the_shipped_or_benchmark_tables_reads_as_free_text()
             seen += 1
             words, chars = _wordiness(df[r["column"]])
             assert words < FREE_TEXT_WORDS and chars < FREE_TEXT_CHARS, (path, r["column"], words, chars)
-            assert words <= 2.7 and chars <= 15, (path, r["column"], words, chars)  # the margin reported
+            assert words <= 2.7 and chars <= 16.6, (path, r["column"], words, chars)  # the margin reported
     assert seen >= 20
     assert set(free) == CHANGED
 

@@ -43,9 +43,11 @@ def test_watch_three_cycle_and_no_cycle():
     assert _walk(CycleWatch(), [([0] * k + [1] * (9 - k), float(k)) for k in range(9)]) is None
 
 
-def test_watch_period_one_ends_at_once():
-    # the same partition again after a sweep that moved rows (away and back)
-    assert _walk(CycleWatch(), [([0, 1], 2.0), ([0, 0], 1.0), ([0, 0], 1.0)]) == 3
+def test_watch_period_one_ends_when_it_repeats_once_more():
+    # the same partition again after a sweep that moved a row (a singleton re-opening its own
+    # cluster): ended a sweep later, where the tol rule ends such a run when E repeats too
+    assert _walk(CycleWatch(), [([0, 1], 2.0), ([0, 0], 1.0), ([0, 0], 1.0)]) is None
+    assert _walk(CycleWatch(), [([0, 1], 2.0), ([0, 0], 1.0), ([0, 0], 1.0), ([0, 0], 1.0)]) == 4
 
 
 def test_watch_asks_joints_only_on_the_tour():
