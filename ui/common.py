@@ -465,7 +465,7 @@ def _busy_sentence(ahead: int, seconds: float, stop: bool = True) -> str:
 #: What pages compute through :func:`cached` by running algorithms: each takes a place in the server's
 #: line (:data:`explorer.shared_runs.RUN_SLOTS`) as a run of :func:`run` does (issue 43); a quick table takes none.
 HEAVY_KINDS = frozenset({"compare", "bic", "n0_grid", "cv", "stability_summary", "split_tests", "sequences",
-                         "trajectories", "groups", "lambda", "sweep_steps", "k_evidence_clusters"})
+                         "trajectories", "groups", "k_evidence_clusters"})
 
 
 def _in_line(compute: Callable) -> Callable:
